@@ -1,0 +1,479 @@
+"""Honest timing of a few variants of one step, in one process.
+
+Performance cases in the casebook compare a buggy step with its fix (and with a plain
+memory copy as the floor).  Timings taken one variant after another drift with
+thermal state, other tenants and allocator state, so here:
+
+* variants are timed *interleaved*, round-robin, with the order rotated every round
+  so that no variant always runs first, after a warm-up;
+* every call's result is ``jax.block_until_ready``-ed inside the timed region;
+* compile time is measured apart from step time (:func:`compile_seconds`);
+* the report is the median and inter-quartile range of wall time, the median CPU
+  time (``time.process_time``: above wall time when XLA used several cores) and the
+  minor page faults per call (first-touch faults inflate CPU time);
+* a donated ``x * 2`` (:func:`copy_reference`) timed in the same rounds gives the
+  memory-bandwidth floor that :func:`floor_fraction` compares against.
+
+:class:`Timings` round-trips through JSON, so a notebook can time in a clean
+subprocess and plot in the parent.
+"""
+
+from __future__ import annotations
+
+import datetime
+import html
+import os
+import platform
+import resource
+import statistics
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+import jax
+import jax.numpy as jnp
+import numpy as np
+
+if TYPE_CHECKING:
+    from matplotlib.axes import Axes
+
+__all__ = [
+    "CompileTime",
+    "Table",
+    "Timings",
+    "bandwidth",
+    "compile_seconds",
+    "copy_reference",
+    "device_label",
+    "floor_fraction",
+    "interleave",
+    "scale_for_device",
+]
+
+_UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6, "µs": 1e6, "ns": 1e9}
+
+
+def _number(value: float) -> str:
+    """Three significant figures, without switching to exponent notation."""
+    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
+
+
+def _pick_unit(seconds: float) -> tuple[str, float]:
+    """The unit, and its scale from seconds, that shows ``seconds`` as 1 to 1000."""
+    for unit in ("s", "ms", "µs"):
+        if seconds >= 1 / _UNITS[unit]:
+            return unit, _UNITS[unit]
+    return "ns", _UNITS["ns"]
+
+
+def _format_seconds(seconds: float) -> str:
+    unit, scale = _pick_unit(seconds)
+    return f"{_number(seconds * scale)} {unit}"
+
+
+# --------------------------------------------------------------------------- device
+
+
+def _cpu_model() -> str | None:
+    """The CPU model name from /proc/cpuinfo, if there is one to read."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        return None
+    return None
+
+
+def _usable_cpus() -> int:
+    """CPUs this process may run on (the affinity mask, where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def device_label() -> str:
+    """The default device in words: ``'gpu: NVIDIA H100 80GB HBM3'``, or for a CPU
+    its model and the number of CPUs usable here: ``'cpu: AMD EPYC 7B13 (2 cores)'``."""
+    device = jax.devices()[0]
+    if device.platform != "cpu":
+        return f"{device.platform}: {device.device_kind}"
+    model = _cpu_model() or platform.processor() or device.device_kind
+    return f"cpu: {model} ({_usable_cpus()} cores)"
+
+
+def scale_for_device(cpu: int, gpu: int) -> int:
+    """``gpu`` when the default backend is an accelerator (GPU, TPU), else ``cpu``:
+    lets a notebook pick a benchmark size that fits the machine it runs on."""
+    return cpu if jax.default_backend() == "cpu" else gpu
+
+
+def _run_meta() -> dict[str, Any]:
+    """Where and when a measurement was taken."""
+    return {
+        "device": device_label(),
+        "backend": jax.default_backend(),
+        "jax": jax.__version__,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+    }
+
+
+QUIET_MALLOC: dict[str, str] = {
+    "MALLOC_ARENA_MAX": "1",
+    "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
+    "MALLOC_TRIM_THRESHOLD_": str(16 << 30),
+    "MALLOC_TOP_PAD_": str(1 << 30),
+}
+"""glibc malloc settings for a benchmark *subprocess* on CPU (pass as ``env=``).
+
+XLA's CPU buffers come from malloc. By default, large blocks are mmap-ed fresh and
+returned on free, so every step's outputs first-touch new pages (~6 us per 4 KiB page
+on the VMs measured here): tens of milliseconds per step at tens of MiB, in different
+amounts per variant. These settings keep freed memory in the process for reuse; the
+``faults/call`` column of :meth:`Timings.table` shows whether it worked (it should read
+0). They must be set before the process starts, hence a subprocess.
+"""
+
+
+# --------------------------------------------------------------------------- compile
+
+
+@dataclass(frozen=True, repr=False)
+class CompileTime:
+    """Cold compile times of one function, in seconds.
+
+    ``samples`` are trace + lower + XLA compile; ``lower_samples`` the trace + lower
+    part of each, so the XLA share is the difference.
+    """
+
+    samples: tuple[float, ...]
+    lower_samples: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    def __str__(self) -> str:
+        lower = _format_seconds(statistics.median(self.lower_samples))
+        return (
+            f"compile {_format_seconds(self.median)} "
+            f"(median of {len(self.samples)}; trace+lower {lower})"
+        )
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(str(self))
+
+
+def compile_seconds(
+    fn: Callable[..., Any], *args: Any, repeats: int = 3, **kwargs: Any
+) -> CompileTime:
+    """Median wall time of ``jax.jit(fn).lower(*args, **kwargs).compile()``, cold.
+
+    JAX caches traces and executables by function, so a fresh ``jax.jit(fn)`` of the
+    same ``fn`` "compiles" in well under a millisecond.  Each repeat therefore starts
+    with ``jax.clear_caches()``: every number is a full trace, lower and compile.
+    Side effect: every jitted function in the process recompiles on its next call, so
+    call this before timing steps, not between.  A persistent compilation cache
+    (``jax_compilation_cache_dir``), if configured, is not cleared.
+    """
+    totals, lowers = [], []
+    for _ in range(repeats):
+        jax.clear_caches()
+        start = time.perf_counter()
+        lowered = jax.jit(fn).lower(*args, **kwargs)
+        lowered_at = time.perf_counter()
+        lowered.compile()
+        totals.append(time.perf_counter() - start)
+        lowers.append(lowered_at - start)
+    return CompileTime(tuple(totals), tuple(lowers))
+
+
+# --------------------------------------------------------------------------- timing
+
+
+@dataclass(frozen=True, repr=False)
+class Table:
+    """A small table: markdown text as ``str``, an HTML table in Jupyter."""
+
+    header: tuple[str, ...]
+    rows: tuple[tuple[str, ...], ...]
+    caption: str = ""
+
+    def __str__(self) -> str:
+        columns = zip(self.header, *self.rows)
+        widths = [max(len(cell) for cell in column) for column in columns]
+
+        def line(cells: tuple[str, ...]) -> str:
+            return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
+
+        lines = [line(self.header), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
+        lines += [line(row) for row in self.rows]
+        if self.caption:
+            lines += ["", self.caption]
+        return "\n".join(lines)
+
+    def _repr_html_(self) -> str:
+        def cells(tag: str, row: tuple[str, ...]) -> str:
+            return "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in row)
+
+        caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
+        body = "".join(f"<tr>{cells('td', row)}</tr>" for row in self.rows)
+        return (
+            f"<table>{caption}<thead><tr>{cells('th', self.header)}</tr></thead>"
+            f"<tbody>{body}</tbody></table>"
+        )
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(str(self))
+
+
+@dataclass(repr=False)
+class Timings:
+    """Per-call samples of each variant, from :func:`interleave` (or JSON).
+
+    ``wall``, ``cpu`` (process CPU seconds) and ``faults`` (minor page faults) map a
+    variant name to one value per timed round, each already divided by the calls
+    made in that round.  ``meta`` says where and when (device, jax version,
+    platform, machine, date, and the interleave settings).
+    """
+
+    wall: dict[str, list[float]]
+    cpu: dict[str, list[float]]
+    faults: dict[str, list[float]]
+    meta: dict[str, Any] = field(default_factory=_run_meta)
+
+    @property
+    def names(self) -> list[str]:
+        return list(self.wall)
+
+    def median(self, name: str) -> float:
+        """Median wall seconds per call of variant ``name``."""
+        return float(np.median(self.wall[name]))
+
+    def iqr(self, name: str) -> tuple[float, float]:
+        """25th and 75th percentile of wall seconds per call of variant ``name``."""
+        q25, q75 = np.percentile(self.wall[name], [25, 75])
+        return float(q25), float(q75)
+
+    def ratio(self, a: str, b: str) -> float:
+        """Median wall time of ``a`` over that of ``b`` (2.0: ``a`` is twice as slow)."""
+        return self.median(a) / self.median(b)
+
+    def rows(self) -> list[dict[str, Any]]:
+        """One dict per variant: variant, median_ms, q25_ms, q75_ms, cpu_ms (median),
+        faults (median per call), n (samples)."""
+        rows = []
+        for name in self.names:
+            q25, q75 = self.iqr(name)
+            rows.append(
+                {
+                    "variant": name,
+                    "median_ms": self.median(name) * 1e3,
+                    "q25_ms": q25 * 1e3,
+                    "q75_ms": q75 * 1e3,
+                    "cpu_ms": float(np.median(self.cpu[name])) * 1e3,
+                    "faults": float(np.median(self.faults[name])),
+                    "n": len(self.wall[name]),
+                }
+            )
+        return rows
+
+    def table(self, unit: str = "ms", faults: bool = True) -> Table:
+        """The rows as a :class:`Table` in ``unit`` ('s', 'ms', 'us' or 'ns'), with the
+        page-fault column unless ``faults`` is False; captioned with the device."""
+        scale = _UNITS[unit] / 1e3
+        header = ("variant", f"median ({unit})", f"IQR ({unit})", f"CPU ({unit})")
+        header += ("faults/call", "n") if faults else ("n",)
+        body = []
+        for row in self.rows():
+            cells = (
+                row["variant"],
+                _number(row["median_ms"] * scale),
+                f"{_number(row['q25_ms'] * scale)} - {_number(row['q75_ms'] * scale)}",
+                _number(row["cpu_ms"] * scale),
+            )
+            cells += (_number(row["faults"]), str(row["n"])) if faults else (str(row["n"]),)
+            body.append(cells)
+        caption = f"{self.meta.get('device', '')}, jax {self.meta.get('jax', '?')}"
+        return Table(header, tuple(body), caption)
+
+    def __str__(self) -> str:
+        return str(self.table())
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(str(self))
+
+    def plot(
+        self, ax: Axes | None = None, title: str | None = None, baseline: str | None = None
+    ) -> Axes:
+        """Horizontal bars of median wall time per call, with IQR error bars and value
+        labels (right of the error bar), first variant on top.  With ``baseline`` (a
+        variant name) its median is drawn as a dashed line and each label adds the
+        ratio to it.  The title defaults to the device.  Returns the Axes."""
+        import matplotlib.pyplot as plt
+
+        if ax is None:
+            _, ax = plt.subplots(figsize=(6.4, 0.8 + 0.5 * len(self.names)))
+        unit, scale = _pick_unit(max(self.median(n) for n in self.names))
+        medians = [self.median(n) * scale for n in self.names]
+        quartiles = [self.iqr(n) for n in self.names]
+        errors = [
+            [m - q25 * scale for m, (q25, _) in zip(medians, quartiles)],
+            [q75 * scale - m for m, (_, q75) in zip(medians, quartiles)],
+        ]
+        bars = ax.barh(self.names, medians, xerr=errors, capsize=3)
+        labels = [f"{_number(m)} {unit}" for m in medians]
+        if baseline is not None:
+            ratios = [self.ratio(name, baseline) for name in self.names]
+            labels = [f"{label} ({r:.2f}×)" for label, r in zip(labels, ratios)]
+            ax.axvline(self.median(baseline) * scale, color="grey", linestyle="--", linewidth=1)
+        for bar, label, (_, q75) in zip(bars, labels, quartiles):
+            y = bar.get_y() + bar.get_height() / 2
+            ax.annotate(
+                label, (q75 * scale, y), xytext=(6, 0), textcoords="offset points", va="center"
+            )
+        ax.invert_yaxis()
+        ax.margins(x=0.4)
+        ax.set_xlabel(f"wall time per call ({unit}): median, IQR bars")
+        ax.set_title(self.meta.get("device", "") if title is None else title)
+        return ax
+
+    def to_dict(self) -> dict[str, Any]:
+        """Plain, JSON-serialisable copy; :meth:`from_dict` inverts it."""
+        return {
+            "wall": {k: list(v) for k, v in self.wall.items()},
+            "cpu": {k: list(v) for k, v in self.cpu.items()},
+            "faults": {k: list(v) for k, v in self.faults.items()},
+            "meta": dict(self.meta),
+        }
+
+    @classmethod
+    def from_dict(cls, data: Mapping[str, Any]) -> Timings:
+        return cls(
+            wall={k: list(v) for k, v in data["wall"].items()},
+            cpu={k: list(v) for k, v in data["cpu"].items()},
+            faults={k: list(v) for k, v in data["faults"].items()},
+            meta=dict(data["meta"]),
+        )
+
+
+def _minor_faults() -> int:
+    return resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+
+
+def _time_calls(step: Callable[[], Any], calls: int) -> tuple[float, float, float]:
+    """(wall s, CPU s, minor faults) per call, over ``calls`` blocked calls of ``step``."""
+    faults_before = _minor_faults()
+    cpu_before = time.process_time()
+    wall_before = time.perf_counter()
+    for _ in range(calls):
+        jax.block_until_ready(step())
+    wall = time.perf_counter() - wall_before
+    cpu = time.process_time() - cpu_before
+    faults = _minor_faults() - faults_before
+    return wall / calls, cpu / calls, faults / calls
+
+
+def interleave(
+    variants: Mapping[str, Callable[[], Any]],
+    *,
+    rounds: int = 20,
+    warmup: int = 2,
+    calls_per_round: int = 1,
+    min_seconds: float | None = None,
+) -> Timings:
+    """Time zero-argument ``variants`` round-robin and return their :class:`Timings`.
+
+    Each variant does one step when called (jitted by the caller, state threaded
+    through a closure if needed).  First ``warmup`` untimed rounds, then ``rounds``
+    timed rounds -- more, whole rounds, until ``min_seconds`` of timed rounds have
+    passed, if given.  Round ``r`` starts with the variant at position ``r`` (mod the
+    number of variants) and goes on in the given order, wrapping around.  In a round
+    each variant is called ``calls_per_round`` times back to back (e.g. one full
+    gradient-accumulation cycle), every result blocked on, and one per-call sample
+    (total / calls) is recorded.
+    """
+    names = list(variants)
+    if not names:
+        raise ValueError("interleave needs at least one variant")
+    for _ in range(warmup):
+        for name in names:
+            for _ in range(calls_per_round):
+                jax.block_until_ready(variants[name]())
+    wall: dict[str, list[float]] = {name: [] for name in names}
+    cpu: dict[str, list[float]] = {name: [] for name in names}
+    faults: dict[str, list[float]] = {name: [] for name in names}
+    started = time.perf_counter()
+    done = 0
+    def more() -> bool:
+        if done < rounds:
+            return True
+        return min_seconds is not None and time.perf_counter() - started < min_seconds
+
+    while more():
+        shift = done % len(names)
+        for name in names[shift:] + names[:shift]:
+            w, c, f = _time_calls(variants[name], calls_per_round)
+            wall[name].append(w)
+            cpu[name].append(c)
+            faults[name].append(f)
+        done += 1
+    settings = {"rounds": done, "warmup": warmup, "calls_per_round": calls_per_round}
+    return Timings(wall, cpu, faults, meta={**_run_meta(), **settings})
+
+
+# --------------------------------------------------------------------------- bandwidth
+
+
+def copy_reference(nbytes: int, dtype: Any = "float32") -> tuple[Callable[[], Any], int]:
+    """A memory-bound reference step and the bytes it moves per call.
+
+    The step is a jitted ``x * 2`` on a donated buffer of about ``nbytes`` bytes that
+    feeds its output back in, so no call allocates (and first-touches) fresh memory;
+    ``x`` starts at zero so it never overflows.  Each call reads and writes the
+    buffer once: bytes moved = 2 * buffer size.  Time it as one more variant of the
+    same :func:`interleave`::
+
+        copy, copy_bytes = copy_reference(param_bytes)
+        t = interleave({"fix": fix_step, "bug": bug_step, "copy": copy})
+    """
+    dtype = jnp.dtype(dtype)
+    size = max(1, nbytes // dtype.itemsize)
+    double = jax.jit(lambda x: x * 2, donate_argnums=0)
+    buffer = [jnp.zeros(size, dtype)]
+
+    def step() -> jax.Array:
+        buffer[0] = double(buffer[0])
+        return buffer[0]
+
+    return step, 2 * size * dtype.itemsize
+
+
+def bandwidth(bytes_moved: int, seconds: float) -> float:
+    """Bytes moved per second, in GB/s (1e9 bytes)."""
+    return bytes_moved / seconds / 1e9
+
+
+def floor_fraction(
+    timings: Timings,
+    variant: str,
+    bytes_moved: int,
+    copy_variant: str = "copy",
+    *,
+    copy_bytes: int,
+) -> float:
+    """The bandwidth ``variant`` achieves as a fraction of the copy reference's.
+
+    ``(bytes_moved / median(variant)) / (copy_bytes / median(copy_variant))``: 1.0
+    means the step runs at the memory floor, 0.25 that it is four times off it.
+    """
+    achieved = bandwidth(bytes_moved, timings.median(variant))
+    floor = bandwidth(copy_bytes, timings.median(copy_variant))
+    return achieved / floor

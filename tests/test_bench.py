@@ -1,0 +1,169 @@
+"""Tests for casebook.bench: interleaving order, sample counts, reports, compile time."""
+
+from __future__ import annotations
+
+import json
+import time
+from collections.abc import Callable
+
+import jax
+import jax.numpy as jnp
+import matplotlib
+import pytest
+
+from casebook import bench
+from casebook.bench import Timings
+
+matplotlib.use("Agg")
+
+PLUS_ONE = jax.jit(lambda x: x + 1)
+X = jnp.ones(1000)
+
+
+def _logging_variant(name: str, log: list[str]) -> Callable[[], jax.Array]:
+    def step() -> jax.Array:
+        log.append(name)
+        return PLUS_ONE(X)
+
+    return step
+
+
+def test_interleave_rotates_order_each_round() -> None:
+    log: list[str] = []
+    variants = {name: _logging_variant(name, log) for name in "abc"}
+    bench.interleave(variants, rounds=4, warmup=1)
+    assert "".join(log) == "abc" + "abc" + "bca" + "cab" + "abc"
+
+
+def test_interleave_sample_counts_and_calls_per_round() -> None:
+    log: list[str] = []
+    variants = {name: _logging_variant(name, log) for name in "ab"}
+    timings = bench.interleave(variants, rounds=3, warmup=2, calls_per_round=4)
+    assert len(log) == (2 + 3) * 2 * 4
+    for series in (timings.wall, timings.cpu, timings.faults):
+        assert {name: len(samples) for name, samples in series.items()} == {"a": 3, "b": 3}
+    assert all(s > 0 for s in timings.wall["a"] + timings.wall["b"])
+    assert timings.meta["rounds"] == 3 and timings.meta["calls_per_round"] == 4
+    assert timings.meta["jax"] == jax.__version__
+
+
+def test_interleave_min_seconds_runs_whole_extra_rounds() -> None:
+    log: list[str] = []
+    timings = bench.interleave(
+        {name: _logging_variant(name, log) for name in "ab"}, rounds=1, warmup=0, min_seconds=0.05
+    )
+    rounds = timings.meta["rounds"]
+    assert rounds > 1 and len(timings.wall["a"]) == len(timings.wall["b"]) == rounds
+    assert len(log) == 2 * rounds
+
+
+def _synthetic() -> Timings:
+    return Timings(
+        wall={"slow": [0.004, 0.002, 0.003, 0.005, 0.001], "fast": [0.001, 0.001, 0.001]},
+        cpu={"slow": [0.006, 0.006, 0.006, 0.006, 0.006], "fast": [0.001, 0.002, 0.003]},
+        faults={"slow": [0, 0, 10, 0, 0], "fast": [1, 2, 3]},
+        meta={"device": "cpu: test", "jax": "0.0"},
+    )
+
+
+def test_median_iqr_ratio_and_rows_on_known_samples() -> None:
+    timings = _synthetic()
+    assert timings.median("slow") == pytest.approx(0.003)
+    assert timings.iqr("slow") == pytest.approx((0.002, 0.004))
+    assert timings.ratio("slow", "fast") == pytest.approx(3.0)
+    assert timings.rows()[0] == pytest.approx(
+        {
+            "variant": "slow",
+            "median_ms": 3.0,
+            "q25_ms": 2.0,
+            "q75_ms": 4.0,
+            "cpu_ms": 6.0,
+            "faults": 0.0,
+            "n": 5,
+        }
+    )
+    assert timings.rows()[1]["faults"] == 2.0
+
+
+def test_table_text_and_html() -> None:
+    table = _synthetic().table()
+    lines = str(table).splitlines()
+    assert lines[0].split("|")[1:-1] == [
+        " variant ",
+        " median (ms) ",
+        " IQR (ms) ",
+        " CPU (ms) ",
+        " faults/call ",
+        " n ",
+    ]
+    assert lines[2] == "| slow    | 3           | 2 - 4    | 6        | 0           | 5 |"
+    assert lines[-1] == "cpu: test, jax 0.0"
+    assert "<td>fast</td><td>1</td>" in table._repr_html_()
+    micro = str(_synthetic().table(unit="us", faults=False))
+    assert "faults" not in micro and "| fast    | 1000" in micro
+
+
+def test_to_dict_from_dict_round_trips_through_json() -> None:
+    timings = bench.interleave({"plus": lambda: PLUS_ONE(X)}, rounds=3, warmup=1)
+    again = Timings.from_dict(json.loads(json.dumps(timings.to_dict())))
+    assert again == timings
+    assert again.meta["device"] == bench.device_label()
+
+
+def test_plot_draws_one_bar_per_variant() -> None:
+    import matplotlib.pyplot as plt
+
+    ax = _synthetic().plot(title="t", baseline="fast")
+    assert len(ax.patches) == 2
+    assert [p.get_width() for p in ax.patches] == pytest.approx([3.0, 1.0])
+    assert ax.get_title() == "t"
+    assert [t.get_text() for t in ax.texts] == ["3 ms (3.00×)", "1 ms (1.00×)"]
+    plt.close(ax.figure)
+
+
+def test_bandwidth_and_floor_fraction_on_synthetic_numbers() -> None:
+    assert bench.bandwidth(2_000_000_000, 0.5) == 4.0
+    timings = Timings(
+        wall={"step": [0.004], "copy": [0.001]},
+        cpu={"step": [0.0], "copy": [0.0]},
+        faults={"step": [0.0], "copy": [0.0]},
+        meta={},
+    )
+    # step moves 2 MB in 4 ms (0.5 GB/s), copy 1 MB in 1 ms (1 GB/s)
+    fraction = bench.floor_fraction(timings, "step", 2_000_000, copy_bytes=1_000_000)
+    assert fraction == pytest.approx(0.5)
+
+
+def test_copy_reference_donates_and_feeds_back() -> None:
+    step, moved = bench.copy_reference(4000)
+    assert moved == 8000
+    first = step()
+    second = step()
+    assert first.is_deleted() and second.shape == (1000,) and second.dtype == jnp.float32
+    step16, moved16 = bench.copy_reference(4000, dtype="bfloat16")
+    assert moved16 == 8000 and step16().shape == (2000,)
+
+
+def test_compile_seconds_really_recompiles() -> None:
+    def fn(x: jax.Array) -> jax.Array:
+        return jnp.sin(x) * 2
+
+    result = bench.compile_seconds(fn, X, repeats=2)
+    assert len(result.samples) == len(result.lower_samples) == 2
+    # JAX caches across fresh jax.jit wrappers of one function: this one is a cache hit
+    start = time.perf_counter()
+    jax.jit(fn).lower(X).compile()
+    cached = time.perf_counter() - start
+    assert min(result.samples) > 5 * cached
+    assert result.median > 1e-4
+    assert all(total > lower > 0 for total, lower in zip(result.samples, result.lower_samples))
+    assert str(result).startswith("compile ")
+
+
+def test_device_label_and_scale_for_device() -> None:
+    label = bench.device_label()
+    backend = jax.default_backend()
+    assert label.startswith(f"{jax.devices()[0].platform}: ")
+    assert bench.scale_for_device(10, 1000) == (10 if backend == "cpu" else 1000)
+    if backend == "cpu":
+        assert label.endswith(" cores)")

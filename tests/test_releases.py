@@ -1,0 +1,269 @@
+"""Unit tests of casebook.releases, on a synthetic package so they need no network.
+
+A tiny wheel (``fakepkg``) is built in a temporary directory and served to pip with
+``--no-index --find-links``, so the real download, hash check, unpack and subprocess
+paths all run.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import textwrap
+import zipfile
+from pathlib import Path
+
+import pytest
+
+from casebook import releases as r
+
+
+def _wheel(dirpath: Path, version: str, body: str) -> Path:
+    path = dirpath / f"fakepkg-{version}-py3-none-any.whl"
+    info = f"fakepkg-{version}.dist-info"
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("fakepkg/__init__.py", f"__version__ = {version!r}\n" + textwrap.dedent(body))
+        zf.writestr(f"{info}/METADATA",
+                    f"Metadata-Version: 2.1\nName: fakepkg\nVersion: {version}\n")
+        zf.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
+                                     "Tag: py3-none-any\n")
+        zf.writestr(f"{info}/RECORD", "")
+    return path
+
+
+@pytest.fixture(scope="module")
+def world(tmp_path_factory):
+    """Two fake releases in a find-links dir, a manifest for them, and a fetched cache."""
+    root = tmp_path_factory.mktemp("releases")
+    index = root / "index"
+    index.mkdir()
+    old = _wheel(index, "1.0", """
+        def merge(flag, a, b):
+            return (1 - flag) * a + flag * b      # the buggy blend
+    """)
+    new = _wheel(index, "2.0", """
+        def merge(flag, a, b):
+            return b if flag else a               # the fixed select
+    """)
+    manifest_text = "".join(
+        f'[[release]]\npackage = "fakepkg"\nversion = "{v}"\nwheel = "{w.name}"\n'
+        f'sha256 = "{hashlib.sha256(w.read_bytes()).hexdigest()}"\n\n'
+        for v, w in (("1.0", old), ("2.0", new)))
+    manifest_path = root / "manifest.toml"
+    manifest_path.write_text(manifest_text)
+    cache = root / "cache"
+    mp = pytest.MonkeyPatch()
+    mp.setenv("CASEBOOK_CACHE", str(cache))
+    mp.setenv("CASEBOOK_MANIFEST", str(manifest_path))
+    r.fetch(pip_args=["--no-index", "--find-links", str(index)], log=lambda *_: None)
+    yield {"root": root, "index": index, "cache": cache, "manifest": manifest_path}
+    mp.undo()
+
+
+@pytest.fixture
+def env(world, monkeypatch):
+    monkeypatch.setenv("CASEBOOK_CACHE", str(world["cache"]))
+    monkeypatch.setenv("CASEBOOK_MANIFEST", str(world["manifest"]))
+    return world
+
+
+# -------------------------------------------------------------------- manifest/fetch
+
+def test_real_manifest_pins_every_release_by_sha256():
+    manifest = r.load_manifest(r.MANIFEST)
+    assert "optax==0.1.9" in manifest
+    for rel in manifest.values():
+        assert rel.wheel == f"{rel.package}-{rel.version}-py3-none-any.whl"
+        assert len(rel.sha256) == 64
+
+
+def test_fetch_unpacks_and_is_idempotent(env):
+    assert (r.locate("fakepkg==1.0") / "fakepkg" / "__init__.py").exists()
+    messages = []
+    r.fetch(pip_args=["--no-index", "--find-links", str(env["index"])], log=messages.append)
+    assert messages == [f"casebook: 2 release(s) ready in {env['cache']}"]  # nothing downloaded
+
+
+def test_unknown_release_lists_known_ones(env):
+    with pytest.raises(r.UnknownRelease, match=r"fakepkg==9\.9 is not in the manifest.*fakepkg==1\.0"):
+        r.locate("fakepkg==9.9")
+    with pytest.raises(r.UnknownRelease, match="package==version"):
+        r.locate("fakepkg 1.0")
+
+
+def test_missing_from_cache_names_the_setup_command(env, tmp_path, monkeypatch):
+    monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "empty"))
+    with pytest.raises(r.ReleaseNotCached, match=r"python3 -m casebook fetch"):
+        r.run("import fakepkg", "fakepkg==1.0")
+
+
+def _with_wrong_sha(manifest: Path, dest: Path, digit: str) -> Path:
+    """A copy of ``manifest`` whose first sha256 is replaced by a wrong one."""
+    text = manifest.read_text()
+    start = text.index('sha256 = "') + len('sha256 = "')
+    dest.write_text(text[:start] + digit * 64 + text[start + 64:])
+    return dest
+
+
+def test_hash_mismatch_on_download(env, tmp_path, monkeypatch):
+    monkeypatch.setenv("CASEBOOK_MANIFEST", str(_with_wrong_sha(env["manifest"], tmp_path / "m.toml", "f")))
+    with pytest.raises(r.HashMismatch, match="hash differs from the manifest"):
+        r.fetch(["fakepkg==1.0"], cache=tmp_path / "cache",
+                pip_args=["--no-index", "--find-links", str(env["index"])], log=lambda *_: None)
+
+
+def test_hash_mismatch_of_a_cached_wheel(env, tmp_path):
+    """A wheel already in the cache is re-verified, not trusted."""
+    cache = tmp_path / "cache"
+    (cache / "wheels").mkdir(parents=True)
+    rel = r.resolve("fakepkg==1.0")
+    (cache / "wheels" / rel.wheel).write_bytes(b"not the wheel")
+    with pytest.raises(r.HashMismatch, match="Delete the file"):
+        r.fetch(["fakepkg==1.0"], cache=cache, log=lambda *_: None)
+
+
+def test_stale_cache_entry_is_a_hash_mismatch(env, tmp_path, monkeypatch):
+    """The manifest moved on (new sha256) but the cache holds the old unpacked wheel."""
+    monkeypatch.setenv("CASEBOOK_MANIFEST", str(_with_wrong_sha(env["manifest"], tmp_path / "m.toml", "a")))
+    with pytest.raises(r.HashMismatch, match="Run `python3 -m casebook fetch`"):
+        r.locate("fakepkg==1.0")
+
+
+# ----------------------------------------------------------------------------- runs
+
+CODE = """
+import fakepkg
+print("merged:", fakepkg.merge(True, False, False))
+result = {"type": type(fakepkg.merge(True, False, False)).__name__, "x": X}
+"""
+
+
+def test_run_returns_a_structured_outcome(env):
+    out = r.run(CODE, "fakepkg==1.0", inputs={"X": [1, 2]})
+    assert out.ok and out.exc_type is None
+    assert out.stdout == "merged: 0\n"
+    assert out.result == {"type": "int", "x": [1, 2]}
+    assert out.versions["fakepkg"]["version"] == "1.0"
+    assert out.versions["fakepkg"]["file"].startswith(str(env["cache"]))
+    r.expect(out, versions={"fakepkg": "1.0"})
+    with pytest.raises(r.ExpectationError, match="expected fakepkg 2.0 to be imported, got 1.0"):
+        r.expect(out, versions={"fakepkg": "2.0"})
+
+
+def test_jax_runs_on_cpu_in_subprocesses(env):
+    out = r.run("import os; result = os.environ.get('JAX_PLATFORMS')", "fakepkg==1.0")
+    assert out.result == "cpu"
+    out = r.run("import os; result = os.environ.get('JAX_ENABLE_X64')", "fakepkg==1.0", x64=True)
+    assert out.result == "1"
+
+
+def test_exception_is_recorded_and_expectations_check_type_and_message(env):
+    code = "import fakepkg\nraise TypeError('leaf found_nan: bool[] vs int32[]')"
+    out = r.run(code, "fakepkg==2.0")
+    assert not out.ok and out.exc_type == "TypeError"
+    assert "Exception" in out.exc_types  # the MRO, so a base class also matches
+    assert out.summary == "TypeError: leaf found_nan: bool[] vs int32[]"
+    r.expect(out, raises=TypeError, match=r"found_nan: bool\[\]")
+    r.expect(out, raises="Exception")
+    with pytest.raises(r.ExpectationError, match="expected ValueError, but it raised TypeError"):
+        r.expect(out, raises=ValueError)
+    with pytest.raises(r.ExpectationError, match="no match for 'last_finite'") as info:
+        r.expect(out, raises=TypeError, match="last_finite")
+    assert "--- traceback ---" in str(info.value)  # the captured evidence comes along
+
+
+def test_expected_failure_that_passes_fails_loudly(env):
+    out = r.run(CODE, "fakepkg==2.0", inputs={"X": 0})
+    with pytest.raises(r.ExpectationError, match="expected TypeError, but the code ran without") as info:
+        r.expect(out, raises=TypeError)
+    assert "merged: False" in str(info.value)  # stdout is shown
+
+
+def test_expected_success_that_raises_shows_the_traceback(env):
+    out = r.run("def f():\n    raise KeyError('w')\nf()", "fakepkg==1.0")
+    with pytest.raises(r.ExpectationError, match=r"(?s)run cleanly.*KeyError.*line 2, in f"):
+        r.expect(out)
+
+
+def test_hanging_code_is_killed_and_reported(env):
+    with pytest.raises(r.RunTimeout, match=r"still running after 2 s; killed(?s:.*)started"):
+        r.run("print('started', flush=True)\nimport time\ntime.sleep(60)", "fakepkg==1.0", timeout=2)
+
+
+def test_a_crash_without_outcome_is_reported(env):
+    with pytest.raises(r.RunCrashed, match="exited with code 3"):
+        r.run("import os\nos._exit(3)", "fakepkg==1.0")
+
+
+def test_shadowed_overlay_is_detected(env, tmp_path):
+    impostor = tmp_path / "fakepkg"
+    impostor.mkdir()
+    (impostor / "__init__.py").write_text("__version__ = 'impostor'\n")
+    code = f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport fakepkg"
+    with pytest.raises(r.OverlayShadowed, match="not from"):
+        r.run(code, "fakepkg==1.0")
+
+
+# -------------------------------------------------------------------------- patches
+
+def test_patched_release_applies_one_line_and_shows_a_diff(env):
+    fix = r.patched("fakepkg==1.0", r.Patch("fakepkg/__init__.py",
+                                            "return (1 - flag) * a + flag * b      # the buggy blend",
+                                            "return b if flag else a"), name="select")
+    assert fix.label == "fakepkg==1.0 + select"
+    assert "-    return (1 - flag) * a + flag * b" in fix.diff()
+    assert "+    return b if flag else a" in fix.diff()
+    out = r.run(CODE, fix, inputs={"X": 0})
+    assert out.stdout == "merged: False\n" and out.target == "fakepkg==1.0 + select"
+    assert r.source_file(fix, "fakepkg/__init__.py").read_text().count("b if flag else a") == 1
+
+
+def test_patch_must_match_exactly_one_line(env):
+    with pytest.raises(r.PatchError, match="found 0"):
+        r.patched("fakepkg==1.0", r.Patch("fakepkg/__init__.py", "no such line", "x"), name="bad")
+
+
+# ---------------------------------------------------------------------- version table
+
+def test_version_table_runs_every_cell_and_checks(env):
+    triggers = {"bool kept": "import fakepkg\nassert fakepkg.merge(True, False, False) is False",
+                "imports": "import fakepkg"}
+    table = r.version_table(triggers, ["fakepkg==1.0", "fakepkg==2.0"])
+    assert table.rows == ["fakepkg==1.0", "fakepkg==2.0"]
+    assert table.outcome("fakepkg==1.0").exc_type == "AssertionError"
+    table.check({"fakepkg==1.0": {"bool kept": AssertionError, "imports": None},
+                 "fakepkg==2.0": None})
+    with pytest.raises(r.ExpectationError):
+        table.check({"fakepkg==2.0": {"bool kept": (AssertionError, "")}})
+    with pytest.raises(KeyError, match="no row"):
+        table.check({"fakepkg==3.0": None})
+    text = str(table)
+    assert "fakepkg==1.0" in text and "AssertionError" in text
+    assert "<table>" in table._repr_html_()
+
+
+# ------------------------------------------------------------------------ cell magic
+
+def test_cell_magic_runs_asserts_and_stores(env, capsys):
+    ns = {}
+    out = r.on_release("fakepkg==1.0 --raises ZeroDivisionError --match 'division' --as o",
+                       "import fakepkg\n1 / 0", ns)
+    assert ns["o"] is out
+    printed = capsys.readouterr().out
+    assert printed.startswith("[ran on fakepkg==1.0:")
+    assert "ZeroDivisionError: division by zero" in printed
+    with pytest.raises(r.ExpectationError):
+        r.on_release("fakepkg==1.0 --ok", "1 / 0", ns)
+
+
+def test_cell_magic_resolves_patched_release_variables_and_rejects_bad_lines(env):
+    ns = {"fix": r.patched("fakepkg==1.0", r.Patch("fakepkg/__init__.py",
+                                                   "return (1 - flag) * a + flag * b      # the buggy blend",
+                                                   "return b if flag else a"), name="select")}
+    out = r.on_release("fix --ok", "import fakepkg\nassert fakepkg.merge(1, 'a', 'b') == 'b'", ns)
+    assert out.target == "fakepkg==1.0 + select"
+    with pytest.raises(ValueError, match="exactly one target"):
+        r.on_release("", "pass", ns)
+    with pytest.raises(ValueError, match="unknown option --bogus"):
+        r.on_release("fakepkg==1.0 --bogus", "pass", ns)
+    with pytest.raises(ValueError, match="exclude each other"):
+        r.on_release("fakepkg==1.0 --ok --raises TypeError", "pass", ns)
