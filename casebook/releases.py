@@ -318,12 +318,18 @@ class PatchedRelease:
         key = hashlib.sha256(repr((self.base, self.patches)).encode()).hexdigest()[:12]
         dst = cache / "patched" / f"{parse_spec(self.base)[0]}-{parse_spec(self.base)[1]}-{key}"
         if not (dst / ".casebook-done").exists():
-            shutil.rmtree(dst, ignore_errors=True)
-            shutil.copytree(src, dst)
+            # Build in a private directory, then rename: concurrent runs never see a half copy.
+            dst.parent.mkdir(parents=True, exist_ok=True)
+            tmp = Path(tempfile.mkdtemp(prefix=dst.name + ".", dir=dst.parent))
+            shutil.copytree(src, tmp, dirs_exist_ok=True)
             for p in self.patches:
-                f = dst / p.path
+                f = tmp / p.path
                 f.write_text(p.apply(f.read_text()))
-            (dst / ".casebook-done").write_text(self.label)
+            (tmp / ".casebook-done").write_text(self.label)
+            try:
+                tmp.rename(dst)
+            except OSError:  # another process finished first; its copy is identical
+                shutil.rmtree(tmp, ignore_errors=True)
         return dst
 
 
@@ -656,6 +662,8 @@ def version_table(triggers: str | Mapping[str, str], targets: Sequence[Target], 
     target (``"optax==0.1.9"``, ``"current"`` or a patched release's label).
     """
     columns = {"trigger": triggers} if isinstance(triggers, str) else dict(triggers)
+    for t in targets:  # locate/materialize once, before the workers start
+        _overlay(t)
     jobs = [(_label(t), t, c) for t in targets for c in columns]
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {(row, col): pool.submit(run, columns[col], t, **run_kwargs)

@@ -217,6 +217,16 @@ def test_patched_release_applies_one_line_and_shows_a_diff(env):
     assert r.source_file(fix, "fakepkg/__init__.py").read_text().count("b if flag else a") == 1
 
 
+def test_concurrent_first_use_of_a_patched_release(env):
+    """Regression: two version-table workers once materialized the same copy at once."""
+    fix = r.patched("fakepkg==2.0", r.Patch("fakepkg/__init__.py",
+                                            "return b if flag else a               # the fixed select",
+                                            "return b if flag else a  # concurrent"), name="c")
+    table = r.version_table({"a": "import fakepkg", "b": "import fakepkg"}, [fix], workers=2)
+    table.check({fix.label: None})
+    assert "# concurrent" in r.source_file(fix, "fakepkg/__init__.py").read_text()
+
+
 def test_patch_must_match_exactly_one_line(env):
     with pytest.raises(r.PatchError, match="found 0"):
         r.patched("fakepkg==1.0", r.Patch("fakepkg/__init__.py", "no such line", "x"), name="bad")
