@@ -379,6 +379,7 @@ class Outcome:
     versions: dict[str, dict[str, str]]
     result: Any
     seconds: float
+    """Wall time of the whole subprocess, interpreter start-up included."""
 
     @property
     def summary(self) -> str:
@@ -391,6 +392,12 @@ class Outcome:
     def version(self, package: str) -> str:
         return self.versions.get(package, {}).get("version", "?")
 
+    @property
+    def imported(self) -> str:
+        """The case-relevant versions actually imported, e.g. ``jax 0.10.2, optax 0.1.9``."""
+        return ", ".join(f"{k} {self.versions[k]['version']}"
+                         for k in ("jax", "optax", "equinox", "diffrax") if k in self.versions)
+
     def __str__(self) -> str:
         return f"[{self.target}] {self.summary}"
 
@@ -399,7 +406,7 @@ class Outcome:
 
 
 _CHILD = r"""
-import json, sys, time, traceback
+import json, sys, traceback
 code_path, out_path, packages = sys.argv[1], sys.argv[2], sys.argv[3].split(",")
 code = open(code_path).read()
 cell_name = sys.argv[5]
@@ -407,7 +414,6 @@ import linecache
 linecache.cache[cell_name] = (len(code), None, code.splitlines(True), cell_name)
 ns = {"__name__": "__main__"}
 ns.update(json.load(open(sys.argv[4])))
-t0 = time.perf_counter()
 rec = {"ok": True, "exc_type": None, "exc_types": [], "message": "", "traceback": ""}
 try:
     exec(compile(code, cell_name, "exec"), ns)
@@ -416,7 +422,6 @@ except BaseException as e:
                exc_types=[c.__name__ for c in type(e).__mro__],
                message=str(e),
                traceback="".join(traceback.format_exception(type(e), e, e.__traceback__.tb_next)))
-rec["seconds"] = time.perf_counter() - t0
 sys.stdout.flush(); sys.stderr.flush()
 versions = {}
 for name in packages:
@@ -493,8 +498,7 @@ def run(code: str, target: Target = CURRENT, *, timeout: float = 120.0, cpu: boo
         rec = json.loads(out_path.read_text())
 
     outcome = Outcome(target=label, package=package, stdout=proc.stdout, stderr=proc.stderr,
-                      **rec)
-    outcome.seconds = seconds
+                      seconds=seconds, **rec)
     if overlay is not None and package in outcome.versions:
         imported_from = outcome.versions[package]["file"]
         if not imported_from.startswith(str(overlay)):
@@ -626,9 +630,7 @@ class VersionTable:
         head = ["release", "imported"] + self.columns
         lines = [" | ".join(head), " | ".join("---" for _ in head)]
         for r in self.rows:
-            first = self.cells[(r, self.columns[0])]
-            imported = ", ".join(f"{k} {v['version']}" for k, v in first.versions.items()
-                                 if k in ("optax", "equinox", "diffrax", "jax"))
+            imported = self.cells[(r, self.columns[0])].imported
             lines.append(" | ".join([r, imported] + [self._cell_text(self.cells[(r, c)])
                                                    for c in self.columns]))
         return "\n".join(lines)
@@ -640,9 +642,7 @@ class VersionTable:
         head = "".join(f"<th>{html.escape(h)}</th>" for h in ["release", "imported"] + self.columns)
         body = []
         for r in self.rows:
-            first = self.cells[(r, self.columns[0])]
-            imported = ", ".join(f"{k} {v['version']}" for k, v in first.versions.items()
-                                 if k in ("optax", "equinox", "diffrax", "jax"))
+            imported = self.cells[(r, self.columns[0])].imported
             tds = [f"<td><code>{html.escape(r)}</code></td>", f"<td>{html.escape(imported)}</td>"]
             for c in self.columns:
                 o = self.cells[(r, c)]
@@ -741,9 +741,7 @@ def on_release(line: str, cell: str, user_ns: dict[str, Any] | None = None) -> O
         target = user_ns[positional[0]]
     outcome = run(cell, target, timeout=float(opts["timeout"]), x64=opts["x64"])
     user_ns[opts["as"]] = outcome
-    versions = ", ".join(f"{k} {v['version']}" for k, v in outcome.versions.items()
-                         if k in ("jax", "optax", "equinox", "diffrax"))
-    print(f"[ran on {outcome.target}: {versions}; {outcome.seconds:.1f} s]")
+    print(f"[ran on {outcome.target}: {outcome.imported}; {outcome.seconds:.1f} s]")
     if outcome.stdout:
         print(outcome.stdout, end="" if outcome.stdout.endswith("\n") else "\n")
     if not outcome.ok:

@@ -149,6 +149,15 @@ def test_run_returns_a_structured_outcome(env):
         r.expect(out, versions={"fakepkg": "2.0"})
 
 
+def test_imported_lists_the_case_packages_in_a_fixed_order():
+    versions = {"optax": {"version": "0.1.9", "file": ""}, "numpy": {"version": "2", "file": ""},
+                "jax": {"version": "0.10.2", "file": ""}}
+    out = r.Outcome(target="optax==0.1.9", package="optax", ok=True, exc_type=None, exc_types=[],
+                    message="", traceback="", stdout="", stderr="", versions=versions,
+                    result=None, seconds=1.0)
+    assert out.imported == "jax 0.10.2, optax 0.1.9"
+
+
 def test_jax_runs_on_cpu_in_subprocesses(env):
     out = r.run("import os; result = os.environ.get('JAX_PLATFORMS')", "fakepkg==1.0")
     assert out.result == "cpu"
