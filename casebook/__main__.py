@@ -1,4 +1,4 @@
-"""The book's commands: ``python3 -m casebook {book,test,setup,fetch}``.
+"""The book's commands: ``python3 -m casebook {book,test,setup,fetch,device} [--gpu]``.
 
 Standard library only, so it runs on a fresh machine that has nothing but Python 3.11:
 
@@ -12,6 +12,10 @@ Standard library only, so it runs on a fresh machine that has nothing but Python
 * ``test``   ``setup``, then ``pytest --nbmake notebooks/ tests/`` (every notebook as a
   test, plus the unit tests). Extra arguments replace the default paths, e.g.
   ``python3 -m casebook test notebooks/01-optax-828-zero-nans-multisteps.ipynb``.
+* ``device`` prints the jax version and the devices the environment's jax sees.
+
+``--gpu`` (with ``setup``, ``book`` or ``test``) also installs the CUDA build of the
+pinned jax from ``casebook/requirements-gpu.txt``, through the same set-up path.
 """
 
 from __future__ import annotations
@@ -26,6 +30,7 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 VENV = Path(os.environ.get("CASEBOOK_VENV", ROOT / ".venv"))
 REQUIREMENTS = ROOT / "requirements.txt"
+GPU_REQUIREMENTS = ROOT / "casebook" / "requirements-gpu.txt"
 PYTHON_VERSION = (3, 11)
 
 
@@ -45,18 +50,22 @@ def _check_python() -> None:
                  f"Python {sys.version.split()[0]}. Run the command with python{want}.")
 
 
-def setup() -> Path:
-    """Create the environment and fetch the historical wheels; return its interpreter."""
+def setup(gpu: bool = False) -> Path:
+    """Create the environment and fetch the historical wheels; return its interpreter.
+
+    With ``gpu``, the CUDA plugin pins are installed on top of ``requirements.txt``.
+    """
     _check_python()
     t0 = time.perf_counter()
     py = _venv_python()
     if not py.exists():
         _sh([sys.executable, "-m", "venv", VENV])
+    files = [REQUIREMENTS, GPU_REQUIREMENTS] if gpu else [REQUIREMENTS]
     stamp = VENV / ".casebook-requirements.sha256"
-    want = hashlib.sha256(REQUIREMENTS.read_bytes()).hexdigest()
+    want = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()
     if not stamp.exists() or stamp.read_text().strip() != want:
         _sh([py, "-m", "pip", "install", "--disable-pip-version-check", "-q",
-             "-r", REQUIREMENTS])
+             *(arg for f in files for arg in ("-r", f))])
         stamp.write_text(want)
     _link_repo(py)
     _sh([py, "-m", "casebook", "fetch"], cwd=ROOT)
@@ -83,8 +92,20 @@ def fetch() -> None:
         sys.exit(f"casebook fetch: {e}")
 
 
-def book() -> None:
-    py = setup()
+def device(gpu: bool = False) -> None:
+    """Print what the environment's jax runs on; with ``gpu``, fail unless it is a GPU
+    (so a GPU job whose CUDA plugin failed to load does not quietly test the CPU)."""
+    code = ("import jax; print(f'jax {jax.__version__}, backend {jax.default_backend()}: '"
+            " + ', '.join(d.device_kind for d in jax.devices()))")
+    if gpu:
+        code += ("\nif jax.default_backend() != 'gpu': raise SystemExit("
+                 "'casebook device --gpu: jax found no GPU; is the NVIDIA driver visible, and "
+                 "did `python3 -m casebook setup --gpu` run?')")
+    _sh([_venv_python(), "-c", code])
+
+
+def book(gpu: bool = False) -> None:
+    py = setup(gpu)
     jb = py.parent / "jupyter-book"
     t0 = time.perf_counter()
     _sh([jb, "build", ROOT, "--builder", "html", "--warningiserror", "--nitpick",
@@ -93,19 +114,21 @@ def book() -> None:
     print(f"casebook: book built in {time.perf_counter() - t0:.0f} s; open {index}")
 
 
-def test(paths: list[str]) -> None:
-    py = setup()
+def test(paths: list[str], gpu: bool = False) -> None:
+    py = setup(gpu)
     targets = paths or ["notebooks/", "tests/"]
     _sh([py, "-m", "pytest", "--nbmake", *targets], cwd=ROOT)
 
 
 def main(argv: list[str]) -> None:
-    commands = {"setup": lambda a: setup(), "fetch": lambda a: fetch(),
-                "book": lambda a: book(), "test": test}
+    commands = {"setup": lambda a, gpu: setup(gpu), "fetch": lambda a, gpu: fetch(),
+                "book": lambda a, gpu: book(gpu), "test": test,
+                "device": lambda a, gpu: device(gpu)}
     if not argv or argv[0] not in commands:
         sys.exit(__doc__)
+    gpu = "--gpu" in argv[1:]
     try:
-        commands[argv[0]](argv[1:])
+        commands[argv[0]]([a for a in argv[1:] if a != "--gpu"], gpu)
     except subprocess.CalledProcessError as e:
         sys.exit(e.returncode)
 
