@@ -1,0 +1,42 @@
+"""casebook.board: the status board's triggers tell fixed, failing and silent apart."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+
+import pytest
+
+from casebook import board
+
+BY_KEY = {t.key: t for t in board.BOARD}
+
+
+@pytest.fixture(scope="module")
+def current():
+    return board.run_board()
+
+
+def test_every_status_on_the_pins_is_the_recorded_one(current):
+    """A pin bump that fixes or breaks one of these fails here: update the board."""
+    assert not current.changed, "\n" + str(current)
+    assert {r.status for r in current} == set(board.STATUSES)
+
+
+@pytest.mark.parametrize("key, release", [("optax#828", "optax==0.1.9"),
+                                          ("optax#1210", "optax==0.2.4")])
+def test_the_fixed_triggers_fail_on_the_buggy_release(key, release):
+    trigger = BY_KEY[key]
+    outcome = board.releases.run(trigger.code, release, x64=trigger.x64)
+    assert board._status(outcome)[0] == "still failing", outcome.summary
+
+
+def test_a_trigger_without_a_status_is_unexpected_and_changes_show():
+    odd = replace(BY_KEY["optax#828"], key="odd", code="result = 42", recorded="fixed")
+    (row,) = board.run_board([odd], workers=1)
+    assert row.status == "unexpected" and row.changed
+
+
+def test_board_reads_as_text_and_html(current):
+    text, page = str(current), current._repr_html_()
+    assert text.startswith("status on jax ") and "sticky NaN" in text
+    assert page.count("<tr>") == len(board.BOARD) + 1 and "01-optax-828" in page
