@@ -9,7 +9,7 @@ Standard library only, so it runs on a fresh machine that has nothing but Python
   verifies their sha256 and unpacks them into ``.casebook-cache/``.
 * ``book``   ``setup``, then builds the HTML with warnings as errors and prints where
   the index page is.
-* ``test``   ``setup``, then ``pytest --nbmake notebooks/ tests/`` (every notebook as a
+* ``test``   ``setup``, then ``pytest --nbmake notebooks/ book/ tests/`` (every notebook as a
   test, plus the unit tests). Extra arguments replace the default paths, e.g.
   ``python3 -m casebook test notebooks/01-optax-828-zero-nans-multisteps.ipynb``.
 * ``device`` prints the jax version and the devices the environment's jax sees.
@@ -116,7 +116,7 @@ def book(gpu: bool = False) -> None:
 
 def test(paths: list[str], gpu: bool = False) -> None:
     py = setup(gpu)
-    targets = paths or ["notebooks/", "tests/"]
+    targets = paths or ["notebooks/", "book/", "tests/"]
     _sh([py, "-m", "pytest", "--nbmake", *targets], cwd=ROOT)
 
 

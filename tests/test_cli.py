@@ -18,7 +18,7 @@ def calls(monkeypatch):
 def test_test_runs_pytest_nbmake_on_notebooks_and_tests_by_default(calls):
     cli.main(["test"])
     assert calls[0] == ("setup", False)
-    assert calls[1][1][-4:] == ["pytest", "--nbmake", "notebooks/", "tests/"]
+    assert calls[1][1][-5:] == ["pytest", "--nbmake", "notebooks/", "book/", "tests/"]
 
 
 def test_gpu_flag_reaches_setup_and_is_not_a_path(calls):

@@ -17,6 +17,7 @@ from casebook import releases
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
+CHAPTERS = sorted((ROOT / "book").glob("*.ipynb"))  # executed chapters: lessons, status board
 ANATOMY = ["Reproduce", "Which releases are affected", "Root cause", "Fix A and Fix B", "Benchmark",
            "Takeaways", "Exercises"]
 
@@ -34,7 +35,7 @@ def test_there_are_case_notebooks():
     assert NOTEBOOKS, "no notebooks/NN-*.ipynb found"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS + CHAPTERS, ids=lambda p: p.name)
 def test_committed_without_outputs(path):
     for i, cell in enumerate(_cells(path)):
         if cell["cell_type"] == "code":
@@ -42,9 +43,9 @@ def test_committed_without_outputs(path):
                 f"{path.name} cell {i} has outputs; strip them before committing"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+@pytest.mark.parametrize("path", NOTEBOOKS + CHAPTERS, ids=lambda p: p.name)
 def test_listed_in_the_table_of_contents(path):
-    assert f"notebooks/{path.stem}" in (ROOT / "_toc.yml").read_text()
+    assert f"{path.parent.name}/{path.stem}" in (ROOT / "_toc.yml").read_text()
 
 
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
