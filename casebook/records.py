@@ -33,7 +33,7 @@ from casebook.bench import Table, Timings, _number, _pick_unit
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["MeasuredOn", "RECORD_ENV", "STORE", "load", "measured_on", "save", "versions"]
+__all__ = ["MeasuredOn", "MeasuredOnSet", "RECORD_ENV", "STORE", "load", "measured_on", "measured_on_many", "save", "versions"]
 
 STORE = Path(__file__).resolve().parent.parent / "book" / "measurements"
 """Where stored runs live: ``book/measurements/<case>/<bench>/<backend>-<device>.json``."""
@@ -183,3 +183,35 @@ def measured_on(case: str, bench: str, live: Timings | None = None, *,
     if not runs:
         raise ValueError(f"no stored or live run of {case}/{bench}")
     return MeasuredOn(case, bench, runs)
+
+
+class MeasuredOnSet(list[MeasuredOn]):
+    """Several benchmarks of one case, each a :class:`MeasuredOn`; one table per
+    benchmark and one figure with a panel per benchmark."""
+
+    def __str__(self) -> str:
+        return "\n\n".join(str(m) for m in self)
+
+    def _repr_html_(self) -> str:
+        return "".join(m._repr_html_() for m in self)
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(str(self))
+
+    def plot(self) -> Any:
+        """One figure, one :meth:`MeasuredOn.plot` panel per benchmark; returns it."""
+        import matplotlib.pyplot as plt
+
+        heights = [0.9 + 0.35 * len(m.variants) * len(m.runs) for m in self]
+        fig, axes = plt.subplots(len(self), 1, figsize=(7.2, sum(heights)),
+                                 gridspec_kw={"height_ratios": heights}, squeeze=False)
+        for m, ax in zip(self, axes[:, 0]):
+            m.plot(ax)
+        fig.tight_layout()
+        return fig
+
+
+def measured_on_many(case: str, live: Mapping[str, Timings], **kwargs: Any) -> MeasuredOnSet:
+    """:func:`measured_on` for each ``{bench name: live timings}``; names are slugged
+    (``"D = 10"`` is stored as ``d-10``)."""
+    return MeasuredOnSet(measured_on(case, _slug(name), t, **kwargs) for name, t in live.items())

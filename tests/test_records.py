@@ -64,3 +64,11 @@ def test_plot_draws_one_bar_per_run_and_variant(tmp_path):
     ax = shown.plot()
     assert len(ax.patches) == 4 and ax.get_xscale() == "log"
     assert "<table>" in shown._repr_html_()
+
+
+def test_measured_on_many_slugs_names_and_plots_one_panel_each(tmp_path):
+    live = {"D = 10": _timings("cpu: T", "cpu", 1.0), "large": _timings("cpu: T", "cpu", 2.0)}
+    shown = records.measured_on_many("c", live, store=tmp_path, record=True)
+    assert [m.bench for m in shown] == ["d-10", "large"]
+    assert (tmp_path / "c" / "d-10").is_dir() and len(shown.plot().axes) == 2
+    assert shown._repr_html_().count("<table>") == 2
