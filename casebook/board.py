@@ -171,7 +171,8 @@ class Row:
 
 def _status(outcome: releases.Outcome) -> tuple[str, str]:
     if not outcome.ok:
-        return "still failing", f"{outcome.exc_type}: {outcome.message.splitlines()[0][:90]}"
+        line = f"{outcome.exc_type}: {outcome.message.splitlines()[0]}"
+        return "still failing", line if len(line) <= 120 else line[:117] + "..."
     if outcome.result == "fixed":
         return "fixed", "runs, and the result matches the reference"
     if outcome.result == "silent":

@@ -44,6 +44,7 @@ Family = Literal["state drift", "non-array leaf", "callable hyperparameter", "cr
 Severity = Literal["error", "warning", "note"]
 
 _ARRAYS = (jax.Array, jax.ShapeDtypeStruct, np.ndarray, np.generic)
+_PYTHON_NUMBERS = (bool, int, float, complex)
 _MASK_NAMES = frozenset({"mask"})  # hyperparameters that take a function of params
 _WHY = {
     "dtype": "lax.scan, lax.cond and checkpoint restores need identical dtypes",
@@ -176,6 +177,12 @@ class _Split:
     def non_arrays(self) -> list[tuple[str, Any]]:
         return [(p, o) for p, o, a in zip(self.paths, self.others, self.is_array) if not a]
 
+    @property
+    def non_values(self) -> list[tuple[str, Any]]:
+        """The non-array leaves that are not JAX values either (functions, strings,
+        objects): Python numbers would be traced as weakly typed scalars."""
+        return [(p, o) for p, o in self.non_arrays if not isinstance(o, _PYTHON_NUMBERS)]
+
 
 def _describe(leaf: Any) -> str:
     name = getattr(leaf, "__qualname__", None) or getattr(leaf, "__name__", None)
@@ -303,7 +310,10 @@ def _cond_findings(calls: trace.CondCalls) -> list[Finding]:
 
 
 def _non_array_finding(split: _Split, label: str, phase: str, error: BaseException) -> Finding:
-    leaves = "; ".join(f"params{p} = {_describe(v)}" for p, v in split.non_arrays)
+    """The leaves to blame: those that are not JAX values, if any (a Python number next to
+    them is traced as a scalar and is not the problem), else every non-array leaf."""
+    culprits = split.non_values or split.non_arrays
+    leaves = "; ".join(f"params{p} = {_describe(v)}" for p, v in culprits)
     return Finding("non-array leaf", "error", leaves, f"{phase} touches them: {_first_line(error)}",
                    f"give optax only the arrays ({label})")
 
@@ -360,9 +370,13 @@ def check_optimizer(
                              f"non-array leaves replaced by None): {diff}")
     report = CheckReport(steps=steps)
     report.extend(_hyperparameter_findings(optimizer, params))
-    for path, leaf in p.non_arrays:
+    for path, leaf in p.non_values:
         report.append(Finding("non-array leaf", "note", f"params{path}",
                               f"{_describe(leaf)} (not an array)"))
+    numbers = len(p.non_arrays) - len(p.non_values)
+    if numbers:
+        report.append(Finding("non-array leaf", "note", "params",
+                              f"{numbers} Python number leaf(s) (traced as weakly typed scalars)"))
     keep = True  # whether update sees the non-array leaves (False once optax broke on them)
     if init_params is None:
         q = p

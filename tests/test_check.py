@@ -179,3 +179,17 @@ def test_report_reads_as_text_and_html():
     report = check_optimizer(optax.adam(1e-3), PARAMS)
     assert str(report).endswith("nothing found") and "<p>" in report._repr_html_()
     assert report.raise_if_problems() is report
+
+
+class Controller(eqx.Module):
+    rtol: float
+    norm: object
+
+
+def test_python_numbers_next_to_a_function_are_not_blamed():
+    model = {"w": jnp.ones(2), "controller": Controller(1e-3, jax.nn.relu)}
+    opt = optax.MultiSteps(optax.adam(1e-3), every_k_schedule=2)
+    report = check_optimizer(opt, model, init_params=eqx.filter(model, eqx.is_array))
+    (error,) = report.errors
+    assert error.where.startswith("params['controller'].norm = ") and "rtol" not in error.where
+    assert "1 Python number leaf" in str(report)
