@@ -112,18 +112,18 @@ class MeasuredOn:
         return names
 
     def table(self) -> Table:
-        """One row per run: device, source, date, versions, and each variant's median
-        (in a unit chosen per row, since devices can differ by orders of magnitude)."""
-        header = ("measured on", "source", "date", "versions", *self.variants)
+        """One row per run: device, source, date, the jax and optax versions (all
+        versions are in the stored file), and each variant's median (in a unit chosen
+        per row, since devices can differ by orders of magnitude)."""
+        header = ("measured on", "source", "date", "jax", "optax", *self.variants)
         rows = []
         for source, t in self.runs:
             unit, scale = _pick_unit(max(t.median(n) for n in t.names))
             medians = [f"{_number(t.median(v) * scale)} {unit}" if v in t.wall else "-"
                        for v in self.variants]
             pinned = t.meta.get("versions") or {"jax": t.meta.get("jax", "?")}
-            stamp = ", ".join(f"{k} {v}" for k, v in pinned.items())
             rows.append((t.meta.get("device", "?"), source, str(t.meta.get("date", "?"))[:10],
-                         stamp, *medians))
+                         pinned.get("jax", "?"), pinned.get("optax", "-"), *medians))
         return Table(header, tuple(rows), f"{self.case} / {self.bench}: median wall time per call")
 
     def __str__(self) -> str:
@@ -142,7 +142,7 @@ class MeasuredOn:
 
         variants, runs = self.variants, self.runs
         if ax is None:
-            _, ax = plt.subplots(figsize=(7.2, 0.9 + 0.35 * len(variants) * len(runs)))
+            _, ax = plt.subplots(figsize=(9.6, 0.9 + 0.35 * len(variants) * len(runs)))
         height = 0.8 / len(runs)
         unit, scale = _pick_unit(min(t.median(n) for _, t in runs for n in t.names))
         for i, (source, t) in enumerate(runs):
@@ -156,7 +156,7 @@ class MeasuredOn:
         ax.invert_yaxis()
         ax.set_xscale("log")
         ax.set_xlabel(f"median wall time per call ({unit}, log scale), IQR bars")
-        ax.legend(loc="lower right", fontsize="small")
+        ax.legend(loc="upper left", bbox_to_anchor=(1.01, 1.0), fontsize="small", frameon=False)
         ax.set_title(f"measured on: {self.case} / {self.bench}")
         return ax
 
@@ -203,7 +203,7 @@ class MeasuredOnSet(list[MeasuredOn]):
         import matplotlib.pyplot as plt
 
         heights = [0.9 + 0.35 * len(m.variants) * len(m.runs) for m in self]
-        fig, axes = plt.subplots(len(self), 1, figsize=(7.2, sum(heights)),
+        fig, axes = plt.subplots(len(self), 1, figsize=(9.6, sum(heights)),
                                  gridspec_kw={"height_ratios": heights}, squeeze=False)
         for m, ax in zip(self, axes[:, 0]):
             m.plot(ax)

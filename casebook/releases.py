@@ -626,24 +626,34 @@ class VersionTable:
     def _cell_text(self, o: Outcome) -> str:
         return "OK" if o.ok else o.exc_type or "?"
 
+    def _imported(self) -> tuple[dict[str, str], str]:
+        """Per row, the imported versions that differ between rows; and a caption with
+        the versions every row shares (``jax 0.10.2, equinox 0.13.8``)."""
+        per_row = {r: [part.strip() for part in self.cells[(r, self.columns[0])].imported.split(",")]
+                   for r in self.rows}
+        shared = [p for p in next(iter(per_row.values()), []) if all(p in v for v in per_row.values())]
+        varying = {r: ", ".join(p for p in v if p not in shared) or "-" for r, v in per_row.items()}
+        return varying, ("every row imported " + ", ".join(shared)) if shared else ""
+
     def __str__(self) -> str:
+        varying, caption = self._imported()
         head = ["release", "imported"] + self.columns
         lines = [" | ".join(head), " | ".join("---" for _ in head)]
         for r in self.rows:
-            imported = self.cells[(r, self.columns[0])].imported
-            lines.append(" | ".join([r, imported] + [self._cell_text(self.cells[(r, c)])
-                                                   for c in self.columns]))
-        return "\n".join(lines)
+            lines.append(" | ".join([r, varying[r]] + [self._cell_text(self.cells[(r, c)])
+                                                       for c in self.columns]))
+        return "\n".join(lines + ([caption] if caption else []))
 
     def _repr_pretty_(self, p, cycle) -> None:
         p.text(str(self))
 
     def _repr_html_(self) -> str:
+        varying, caption = self._imported()
         head = "".join(f"<th>{html.escape(h)}</th>" for h in ["release", "imported"] + self.columns)
         body = []
         for r in self.rows:
-            imported = self.cells[(r, self.columns[0])].imported
-            tds = [f"<td><code>{html.escape(r)}</code></td>", f"<td>{html.escape(imported)}</td>"]
+            tds = [f'<td style="white-space:nowrap"><code>{html.escape(r)}</code></td>',
+                   f'<td style="white-space:nowrap">{html.escape(varying[r])}</td>']
             for c in self.columns:
                 o = self.cells[(r, c)]
                 colour = "#1a7f37" if o.ok else "#cf222e"
@@ -651,7 +661,8 @@ class VersionTable:
                 tds.append(f'<td style="color:{colour};font-weight:600" title="{title}">'
                            f"{html.escape(self._cell_text(o))}</td>")
             body.append("<tr>" + "".join(tds) + "</tr>")
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
+        cap = f"<caption>{html.escape(caption)}</caption>" if caption else ""
+        return f"<table>{cap}<thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody></table>"
 
 
 def version_table(triggers: str | Mapping[str, str], targets: Sequence[Target], *,
