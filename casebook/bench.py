@@ -41,6 +41,7 @@ if TYPE_CHECKING:
 __all__ = [
     "CompileTime",
     "Table",
+    "TableDisplay",
     "Timings",
     "bandwidth",
     "compile_seconds",
@@ -231,8 +232,25 @@ class Table:
         p.text(str(self))
 
 
+class TableDisplay:
+    """Mixin for objects that render through ``self.table()`` (a :class:`Table`): the
+    same table as text (``str``), in IPython's plain display, and as HTML in Jupyter."""
+
+    def table(self) -> Table:
+        raise NotImplementedError
+
+    def __str__(self) -> str:
+        return str(self.table())
+
+    def _repr_html_(self) -> str:
+        return self.table()._repr_html_()
+
+    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
+        p.text(str(self))
+
+
 @dataclass(repr=False)
-class Timings:
+class Timings(TableDisplay):
     """Per-call samples of each variant, from :func:`interleave` (or JSON).
 
     ``wall``, ``cpu`` (process CPU seconds) and ``faults`` (minor page faults) map a
@@ -300,15 +318,6 @@ class Timings:
             body.append(cells)
         caption = f"{self.meta.get('device', '')}, jax {self.meta.get('jax', '?')}"
         return Table(header, tuple(body), caption)
-
-    def __str__(self) -> str:
-        return str(self.table())
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        p.text(str(self))
 
     def plot(
         self, ax: Axes | None = None, title: str | None = None, baseline: str | None = None

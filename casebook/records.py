@@ -28,7 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from casebook.bench import Table, Timings, _number, _pick_unit
+from casebook.bench import Table, TableDisplay, Timings, _number, _pick_unit
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -95,7 +95,7 @@ def load(case: str, bench: str, *, store: Path | None = None) -> list[Timings]:
 
 
 @dataclass(frozen=True)
-class MeasuredOn:
+class MeasuredOn(TableDisplay):
     """Runs of one benchmark on several devices: ``runs`` is a list of (source, Timings),
     where source is ``"stored"`` or ``"this run"``."""
 
@@ -125,15 +125,6 @@ class MeasuredOn:
             rows.append((t.meta.get("device", "?"), source, str(t.meta.get("date", "?"))[:10],
                          pinned.get("jax", "?"), pinned.get("optax", "-"), *medians))
         return Table(header, tuple(rows), f"{self.case} / {self.bench}: median wall time per call")
-
-    def __str__(self) -> str:
-        return str(self.table())
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        p.text(str(self))
 
     def plot(self, ax: Axes | None = None) -> Axes:
         """Grouped horizontal bars, one group per variant and one bar per run, on a log
