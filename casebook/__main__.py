@@ -1,86 +1,34 @@
-"""The book's commands: ``python3 -m casebook {book,test,setup,fetch,device} [--gpu]``.
+"""The book's commands: ``python3 -m casebook COMMAND [ARGS]``, with Python 3.12 or newer.
 
-Standard library only, so it runs on a fresh machine that has nothing but Python 3.11:
+  book               set up, then build the HTML with warnings as errors (cached execution,
+                     invalidated when casebook/, the manifest or the lock changes)
+  test [PATH ...]    set up, then ``pytest --nbmake notebooks/ book/ tests/`` (every
+                     executed page as a test, plus the unit tests); PATHs replace the defaults
+  setup              create .venv from the hashed lock, install casebook (editable), and
+                     fetch the historical wheels; idempotent
+  fetch              download, verify and unpack the historical wheels of the manifest
+  device             print jax's version and devices in .venv (with --gpu: fail without a GPU)
+  lock               regenerate requirements.txt and requirements-gpu.txt from pyproject.toml
+  latest [--report F]  run the board and the pages on the newest releases; say what differs
+  colab-sim [PAGE ...] run pages as Colab would: a bare venv, casebook from the set-up cell
+  sync-setup-cells   rewrite every page's set-up cell from _config.yml
+  check-corpus [...] run check_optimizer over the corpus of real set-ups (see --help)
 
-* ``setup``  creates ``.venv`` (if missing), installs the exact pins of
-  ``requirements.txt`` into it (again only when that file changed), then runs ``fetch``
-  inside it. Idempotent: a second run takes a second or two.
-* ``fetch``  downloads the historical release wheels of ``casebook/manifest.toml``,
-  verifies their sha256 and unpacks them into ``.casebook-cache/``.
-* ``book``   ``setup``, then builds the HTML with warnings as errors and prints where
-  the index page is.
-* ``test``   ``setup``, then ``pytest --nbmake notebooks/ book/ tests/`` (every notebook as a
-  test, plus the unit tests). Extra arguments replace the default paths, e.g.
-  ``python3 -m casebook test notebooks/01-optax-828-zero-nans-multisteps.ipynb``.
-* ``device`` prints the jax version and the devices the environment's jax sees.
+``--gpu`` (with setup, book, test, device) uses the CUDA 13 lock, requirements-gpu.txt.
 
-``--gpu`` (with ``setup``, ``book`` or ``test``) also installs the CUDA build of the
-pinned jax from ``casebook/requirements-gpu.txt``, through the same set-up path.
+This module and the ones it imports first use only the standard library, so the commands
+run on a fresh machine that has nothing but Python, and explain themselves on an old one.
 """
 
 from __future__ import annotations
 
-import hashlib
-import os
 import subprocess
 import sys
 import time
-from pathlib import Path
 
-ROOT = Path(__file__).resolve().parent.parent
-VENV = Path(os.environ.get("CASEBOOK_VENV", ROOT / ".venv"))
-REQUIREMENTS = ROOT / "requirements.txt"
-GPU_REQUIREMENTS = ROOT / "casebook" / "requirements-gpu.txt"
-PYTHON_VERSION = (3, 11)
+from casebook import environment
 
-
-def _venv_python() -> Path:
-    return VENV / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
-
-
-def _sh(cmd: list[str], **kw) -> None:
-    print("+", " ".join(str(c) for c in cmd), flush=True)
-    subprocess.run([str(c) for c in cmd], check=True, **kw)
-
-
-def _check_python() -> None:
-    if sys.version_info[:2] != PYTHON_VERSION:
-        want = ".".join(map(str, PYTHON_VERSION))
-        sys.exit(f"casebook: the pins in requirements.txt are for Python {want}; this is "
-                 f"Python {sys.version.split()[0]}. Run the command with python{want}.")
-
-
-def setup(gpu: bool = False) -> Path:
-    """Create the environment and fetch the historical wheels; return its interpreter.
-
-    With ``gpu``, the CUDA plugin pins are installed on top of ``requirements.txt``.
-    """
-    _check_python()
-    t0 = time.perf_counter()
-    py = _venv_python()
-    if not py.exists():
-        _sh([sys.executable, "-m", "venv", VENV])
-    files = [REQUIREMENTS, GPU_REQUIREMENTS] if gpu else [REQUIREMENTS]
-    stamp = VENV / ".casebook-requirements.sha256"
-    want = hashlib.sha256(b"".join(f.read_bytes() for f in files)).hexdigest()
-    if not stamp.exists() or stamp.read_text().strip() != want:
-        _sh([py, "-m", "pip", "install", "--disable-pip-version-check", "-q",
-             *(arg for f in files for arg in ("-r", f))])
-        stamp.write_text(want)
-    _link_repo(py)
-    _sh([py, "-m", "casebook", "fetch"], cwd=ROOT)
-    print(f"casebook: environment ready in {time.perf_counter() - t0:.0f} s ({VENV})", flush=True)
-    return py
-
-
-def _link_repo(py: Path) -> None:
-    """Make ``import casebook`` work in every process of the environment (notebook
-    kernels start in notebooks/, the book build in the root) with a ``.pth`` file."""
-    purelib = subprocess.run([str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-                             check=True, capture_output=True, text=True).stdout.strip()
-    pth = Path(purelib) / "casebook-repo.pth"
-    if not pth.exists() or pth.read_text().strip() != str(ROOT):
-        pth.write_text(f"{ROOT}\n")
+ROOT = environment.ROOT
 
 
 def fetch() -> None:
@@ -101,36 +49,82 @@ def device(gpu: bool = False) -> None:
         code += ("\nif jax.default_backend() != 'gpu': raise SystemExit("
                  "'casebook device --gpu: jax found no GPU; is the NVIDIA driver visible, and "
                  "did `python3 -m casebook setup --gpu` run?')")
-    _sh([_venv_python(), "-c", code])
+    environment.sh([environment.venv_python(), "-c", code])
 
 
 def book(gpu: bool = False) -> None:
-    py = setup(gpu)
-    jb = py.parent / "jupyter-book"
+    from casebook import buildcache
+
+    py = environment.setup(gpu)
+    if buildcache.invalidate_if_stale(ROOT):
+        print("casebook: casebook/, the manifest or the lock changed: executing every page again")
     t0 = time.perf_counter()
-    _sh([jb, "build", ROOT, "--builder", "html", "--warningiserror", "--nitpick",
-         "--keep-going"], cwd=ROOT)
+    environment.sh([py.parent / "jupyter-book", "build", ROOT, "--builder", "html",
+                    "--warningiserror", "--nitpick", "--keep-going"], cwd=ROOT)
     index = ROOT / "_build" / "html" / "index.html"
     print(f"casebook: book built in {time.perf_counter() - t0:.0f} s; open {index}")
 
 
 def test(paths: list[str], gpu: bool = False) -> None:
-    py = setup(gpu)
+    py = environment.setup(gpu)
     targets = paths or ["notebooks/", "book/", "tests/"]
-    _sh([py, "-m", "pytest", "--nbmake", *targets], cwd=ROOT)
+    environment.sh([py, "-m", "pytest", "--nbmake", *targets], cwd=ROOT)
+
+
+def _in_venv(module: str, args: list[str]) -> None:
+    py = environment.setup()
+    environment.sh([py, "-m", module, *args], cwd=ROOT)
+
+
+def _sync_setup_cells() -> None:
+    from casebook import colab
+
+    changed = colab.sync()
+    print("casebook: set-up cells " + (f"rewritten in {len(changed)} page(s)" if changed
+                                       else "already in sync"))
+
+
+def _exit_code(code: int) -> None:
+    if code:
+        sys.exit(code)
 
 
 def main(argv: list[str]) -> None:
-    commands = {"setup": lambda a, gpu: setup(gpu), "fetch": lambda a, gpu: fetch(),
-                "book": lambda a, gpu: book(gpu), "test": test,
-                "device": lambda a, gpu: device(gpu)}
-    if not argv or argv[0] not in commands:
+    environment.check_python()
+    if not argv or argv[0] not in COMMANDS:
         sys.exit(__doc__)
     gpu = "--gpu" in argv[1:]
+    args = [a for a in argv[1:] if a != "--gpu"]
     try:
-        commands[argv[0]]([a for a in argv[1:] if a != "--gpu"], gpu)
+        COMMANDS[argv[0]](args, gpu)
     except subprocess.CalledProcessError as e:
         sys.exit(e.returncode)
+
+
+def _latest(args: list[str]) -> None:
+    from casebook import latest
+
+    _exit_code(latest.main(args))
+
+
+def _colab_sim(args: list[str]) -> None:
+    from casebook import colabsim
+
+    _exit_code(colabsim.main(args))
+
+
+COMMANDS = {
+    "setup": lambda a, gpu: environment.setup(gpu),
+    "fetch": lambda a, gpu: fetch(),
+    "book": lambda a, gpu: book(gpu),
+    "test": test,
+    "device": lambda a, gpu: device(gpu),
+    "lock": lambda a, gpu: environment.lock(),
+    "latest": lambda a, gpu: _latest(a),
+    "colab-sim": lambda a, gpu: _colab_sim(a),
+    "sync-setup-cells": lambda a, gpu: _sync_setup_cells(),
+    "check-corpus": lambda a, gpu: _in_venv("casebook.corpus", a),
+}
 
 
 if __name__ == "__main__":

@@ -114,9 +114,29 @@ class Release:
         return self.spec
 
 
+def running_from_checkout() -> bool:
+    """Whether ``casebook`` is imported from a clone of the book (editable install or
+    ``python3 -m casebook`` in the clone), rather than installed as a package."""
+    return (REPO_ROOT / "pyproject.toml").is_file() and (REPO_ROOT / "notebooks").is_dir()
+
+
+def user_cache_dir() -> Path:
+    """The per-user cache directory of this platform, ``casebook`` inside it."""
+    if sys.platform == "win32":
+        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
+        return base / "casebook" / "Cache"
+    if sys.platform == "darwin":
+        return Path.home() / "Library" / "Caches" / "casebook"
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "casebook"
+
+
 def cache_dir() -> Path:
-    """Where fetched wheels live: ``$CASEBOOK_CACHE`` or ``.casebook-cache/`` in the repo."""
-    return Path(os.environ.get("CASEBOOK_CACHE", REPO_ROOT / ".casebook-cache"))
+    """Where fetched wheels live: ``$CASEBOOK_CACHE`` if set; ``.casebook-cache/`` in the
+    clone when run from one; otherwise the per-user cache (:func:`user_cache_dir`), so an
+    installed ``casebook`` never writes into site-packages."""
+    if os.environ.get("CASEBOOK_CACHE"):
+        return Path(os.environ["CASEBOOK_CACHE"])
+    return REPO_ROOT / ".casebook-cache" if running_from_checkout() else user_cache_dir()
 
 
 def load_manifest(path: Path | None = None) -> dict[str, Release]:

@@ -1,21 +1,25 @@
-"""The stdlib command line (``python3 -m casebook ...``): argument routing and set-up stamp."""
+"""The stdlib command line (``python3 -m casebook ...``): routing, Python check, locks."""
 
 from __future__ import annotations
+
+import subprocess
+import sys
 
 import pytest
 
 from casebook import __main__ as cli
+from casebook import environment
 
 
 @pytest.fixture
 def calls(monkeypatch):
     seen = []
-    monkeypatch.setattr(cli, "setup", lambda gpu=False: seen.append(("setup", gpu)) or "py")
-    monkeypatch.setattr(cli, "_sh", lambda cmd, **kw: seen.append(("sh", [str(c) for c in cmd])))
+    monkeypatch.setattr(environment, "setup", lambda gpu=False: seen.append(("setup", gpu)) or "py")
+    monkeypatch.setattr(environment, "sh", lambda cmd, **kw: seen.append(("sh", [str(c) for c in cmd])))
     return seen
 
 
-def test_test_runs_pytest_nbmake_on_notebooks_and_tests_by_default(calls):
+def test_test_runs_pytest_nbmake_on_notebooks_book_and_tests_by_default(calls):
     cli.main(["test"])
     assert calls[0] == ("setup", False)
     assert calls[1][1][-5:] == ["pytest", "--nbmake", "notebooks/", "book/", "tests/"]
@@ -33,19 +37,52 @@ def test_unknown_command_prints_the_usage():
     assert "python3 -m casebook" in str(e.value)
 
 
-def test_gpu_requirements_add_only_the_cuda_plugin():
-    """requirements-gpu.txt must not re-pin what requirements.txt pins (one source of truth)."""
-    def names(path):
-        return {line.split("==")[0].lower() for line in path.read_text().splitlines()
-                if line and not line.startswith("#")}
-    gpu = names(cli.GPU_REQUIREMENTS)
-    assert {"jax-cuda12-plugin", "jax-cuda12-pjrt"} <= gpu
-    assert not gpu & names(cli.REQUIREMENTS)
+@pytest.mark.parametrize("version", [(3, 11), (3, 10), (2, 7)])
+def test_an_old_python_gets_the_supported_versions_and_how_to_get_one(version):
+    message = environment.python_problem(version)
+    assert f"this is Python {version[0]}.{version[1]}" in message
+    assert "3.12, 3.13, 3.14" in message and "pyenv install 3.13" in message
 
 
-def test_cuda_plugin_matches_the_pinned_jax():
-    pins = dict(line.split("==") for line in cli.REQUIREMENTS.read_text().splitlines()
-                if "==" in line and not line.startswith("#"))
-    gpu = dict(line.split("==") for line in cli.GPU_REQUIREMENTS.read_text().splitlines()
-               if "==" in line and not line.startswith("#"))
-    assert gpu["jax-cuda12-plugin"] == gpu["jax-cuda12-pjrt"] == pins["jax"] == pins["jaxlib"]
+@pytest.mark.parametrize("version", [(3, 12), (3, 13), (3, 14)])
+def test_supported_pythons_pass(version):
+    assert environment.python_problem(version) is None
+
+
+def test_the_command_stops_on_python_3_11_with_the_message(tmp_path):
+    """Run the real module on a 3.11 interpreter where one exists (this machine has one)."""
+    py311 = next((p for p in ("python3.11",) if subprocess.run(
+        ["which", p], capture_output=True).returncode == 0), None)
+    if py311 is None:
+        pytest.skip("no python3.11 on PATH")
+    proc = subprocess.run([py311, "-m", "casebook", "test"], cwd=environment.ROOT,
+                          capture_output=True, text=True)
+    assert proc.returncode == 1 and "needs Python 3.12, 3.13, 3.14" in proc.stderr
+
+
+def test_gpu_lock_is_the_cpu_lock_plus_the_cuda_13_build_of_the_same_jax():
+    cpu = {n: v for n, v, _ in environment.locked_pins(environment.REQUIREMENTS)}
+    gpu = {n: v for n, v, _ in environment.locked_pins(environment.GPU_REQUIREMENTS)}
+    assert gpu["jax-cuda13-plugin"] == gpu["jax-cuda13-pjrt"] == cpu["jax"] == cpu["jaxlib"]
+    shared = cpu.keys() & gpu.keys()
+    assert {n for n in shared if cpu[n] != gpu[n]} == set()
+    assert not any("cuda12" in n for n in gpu)
+
+
+def test_every_pin_has_a_hash_and_the_lock_has_a_date():
+    text = environment.REQUIREMENTS.read_text()
+    blocks = [b for b in text.split("\n") if b and not b.startswith((" ", "#"))]
+    assert blocks and all(b.rstrip().endswith("\\") for b in blocks), "a pin without --hash"
+    assert len(environment.locked_on()) == 10
+
+
+def test_venv_python_version_is_read_from_pyvenv_cfg(tmp_path):
+    (tmp_path / "pyvenv.cfg").write_text("home = /usr/bin\nversion = 3.11.7\n")
+    assert environment._venv_version(tmp_path) == "3.11"
+    assert environment._venv_version(tmp_path / "none") == ""
+
+
+def test_module_imports_on_this_python_without_jax():
+    proc = subprocess.run([sys.executable, "-c", "import casebook.__main__, sys; "
+                           "assert 'jax' not in sys.modules"], cwd=environment.ROOT)
+    assert proc.returncode == 0

@@ -1,0 +1,73 @@
+"""The stack a page ran on, computed and compared with the lock.
+
+Pages do not assert version strings: they assert behaviour, and print the versions they
+ran on with :func:`ran_on`, so the same notebooks run on the lock, on a GPU machine's own
+jax, in Colab, and on the newest releases (``python3 -m casebook latest``). The lock is
+checked once, by ``tests/test_environment.py``.
+"""
+
+from __future__ import annotations
+
+import html
+import importlib.metadata as md
+import platform
+from dataclasses import dataclass, field
+
+from casebook import environment, releases
+
+#: The packages whose versions every page states.
+PACKAGES = ("jax", "jaxlib", "optax", "equinox", "diffrax")
+
+
+def _version(name: str) -> str | None:
+    try:
+        return md.version(name)
+    except md.PackageNotFoundError:
+        return None
+
+
+@dataclass(frozen=True)
+class Stack:
+    """What a page ran on: Python, the packages' versions, the device, and the lock's view."""
+
+    python: str
+    versions: dict[str, str]
+    device: str
+    locked: dict[str, str] = field(default_factory=dict)
+    locked_on: str = ""
+
+    @property
+    def off_lock(self) -> dict[str, tuple[str, str]]:
+        """``{name: (installed, locked)}`` for each package that differs from the lock."""
+        return {n: (v, self.locked[n]) for n, v in self.versions.items()
+                if n in self.locked and self.locked[n] != v}
+
+    def _lock_note(self) -> str:
+        if not self.locked:
+            return "no lock at hand (casebook installed as a package)"
+        if self.off_lock:
+            return "differs from the lock: " + ", ".join(
+                f"{n} {got} (locked {want})" for n, (got, want) in self.off_lock.items())
+        return f"the versions of requirements.txt, locked {self.locked_on or 'on an unknown date'}"
+
+    def __str__(self) -> str:
+        packages = ", ".join(f"{n} {v}" for n, v in self.versions.items())
+        return f"Ran on Python {self.python}, {packages}; {self.device}. {self._lock_note()}."
+
+    def _repr_pretty_(self, p, cycle) -> None:
+        p.text(str(self))
+
+    def _repr_html_(self) -> str:
+        return f'<p class="casebook-stack">{html.escape(str(self))}</p>'
+
+
+def ran_on(*extra: str) -> Stack:
+    """The stack this kernel runs: :data:`PACKAGES` (those installed) plus ``extra``."""
+    from casebook.bench import device_label
+
+    names = [n for n in (*PACKAGES, *extra) if _version(n)]
+    locked = environment.locked_versions(tuple(names)) if releases.running_from_checkout() else {}
+    return Stack(python=platform.python_version(),
+                 versions={n: _version(n) or "" for n in names},
+                 device=device_label(), locked=locked,
+                 locked_on=environment.locked_on() if locked else "")

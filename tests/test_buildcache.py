@@ -1,0 +1,61 @@
+"""A change to casebook/, the manifest or the lock invalidates the executed-notebook cache."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from casebook import buildcache
+
+
+@pytest.fixture
+def repo(tmp_path: Path) -> Path:
+    (tmp_path / "casebook").mkdir()
+    (tmp_path / "casebook" / "bench.py").write_text("RATIO = 1\n")
+    (tmp_path / "casebook" / "manifest.toml").write_text("")
+    (tmp_path / "requirements.txt").write_text("jax==0.12.0.1\n")
+    (tmp_path / "pyproject.toml").write_text("")
+    return tmp_path
+
+
+def _fill(build: Path) -> None:
+    for name in buildcache.CACHES:
+        (build / name).mkdir(parents=True, exist_ok=True)
+        (build / name / "executed").write_text("old output")
+
+
+def _cached(build: Path) -> bool:
+    return all((build / name / "executed").exists() for name in buildcache.CACHES)
+
+
+def test_unchanged_inputs_keep_the_cache(repo):
+    build = repo / "_build"
+    buildcache.invalidate_if_stale(repo)
+    _fill(build)
+    assert buildcache.invalidate_if_stale(repo) is False and _cached(build)
+
+
+@pytest.mark.parametrize("path", ["casebook/bench.py", "casebook/new_module.py",
+                                  "casebook/manifest.toml", "requirements.txt", "pyproject.toml"])
+def test_a_changed_input_drops_every_executed_output(repo, path):
+    build = repo / "_build"
+    buildcache.invalidate_if_stale(repo)
+    _fill(build)
+    (repo / path).write_text("RATIO = 2\n")
+    assert buildcache.invalidate_if_stale(repo) is True
+    assert not any((build / name).exists() for name in buildcache.CACHES)
+    _fill(build)
+    assert buildcache.invalidate_if_stale(repo) is False and _cached(build)
+
+
+def test_a_cache_without_a_stamp_is_not_trusted(repo):
+    _fill(repo / "_build")
+    buildcache.invalidate_if_stale(repo)
+    assert not _cached(repo / "_build")
+
+
+def test_the_real_book_inputs_include_the_package(tmp_path):
+    root = Path(buildcache.__file__).resolve().parent.parent
+    assert buildcache.inputs_digest(root) == buildcache.inputs_digest(root)
+    assert any(root.glob(buildcache.INPUTS[0]))

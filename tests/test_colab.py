@@ -1,0 +1,45 @@
+"""Every executed page starts with the set-up cell, built from _config.yml alone."""
+
+from __future__ import annotations
+
+import json
+import shutil
+
+import pytest
+
+from casebook import colab
+
+PAGES = colab.pages()
+
+
+def test_the_repository_comes_from_the_config():
+    url, branch = colab.repository()
+    assert url.startswith("https://github.com/") and branch
+    assert f'"git+{url}@{branch}"' in colab.setup_cell_source()
+
+
+@pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
+def test_each_page_starts_with_todays_set_up_cell_hidden_in_the_html(page):
+    assert colab.is_in_sync(page), f"run `python3 -m casebook sync-setup-cells` ({page.name})"
+    cell = colab.first_code_cell(page)
+    assert "remove-cell" in cell["metadata"]["tags"]
+
+
+def test_the_cell_follows_the_config_and_sync_is_idempotent(tmp_path):
+    (tmp_path / "notebooks").mkdir()
+    page = tmp_path / "notebooks" / "x.ipynb"
+    shutil.copy(PAGES[0], page)
+    config = tmp_path / "_config.yml"
+    config.write_text("title: t\nrepository:\n  url: https://github.com/me/fork\n  branch: dev\n")
+    assert not colab.is_in_sync(page, config)
+    assert colab.sync(tmp_path, config) == [page]
+    assert colab.is_in_sync(page, config) and colab.sync(tmp_path, config) == []
+    cells = json.loads(page.read_text())["cells"]
+    assert sum(colab._is_setup(c) for c in cells) == 1
+    assert "git+https://github.com/me/fork@dev" in "".join(colab.first_code_cell(page)["source"])
+
+
+def test_the_cell_does_nothing_where_casebook_is_importable():
+    namespace: dict = {}
+    exec(colab.setup_cell_source(), namespace)  # would pip install if it were missing
+    assert "source" not in namespace
