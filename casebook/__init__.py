@@ -1,13 +1,33 @@
-"""Helpers for the JAX Bug Casebook notebooks.
+"""casebook: the helpers behind the JAX Bug Casebook, and a check for your own optimizer.
 
-Three modules, imported explicitly so that ``import casebook`` stays free of jax:
+For readers' own projects (``pip install "casebook @ git+<repository>"``):
 
-* :mod:`casebook.releases` runs code on historical upstream releases in a subprocess;
+* :mod:`casebook.check`: :func:`~casebook.check.check_optimizer` finds the book's three
+  families of optimizer bugs (state drift, non-array leaves, callable data) before they crash.
+
+For the book's pages (``casebook[cases]``):
+
+* :mod:`casebook.releases` runs code on historical upstream releases in a subprocess, and
+  the ``%%on_release`` magic;
 * :mod:`casebook.trace` cuts jaxprs and reports dtype / weak-type / structure drift;
-* :mod:`casebook.bench` times variants interleaved in one process.
+* :mod:`casebook.bench` times variants interleaved in one process;
+* :mod:`casebook.records` and :mod:`casebook.runs` store benchmark figures and page runs
+  per device, as data the pages show;
+* :mod:`casebook.stack` states the versions a page ran on;
+* :mod:`casebook.board` is the status board's set of triggers.
 
-``python -m casebook`` (see :mod:`casebook.__main__`) is the set-up and the two commands
-of the README; it uses only the standard library so it can run before anything is installed.
+``python3 -m casebook`` (:mod:`casebook.__main__`, with :mod:`casebook.environment`,
+:mod:`casebook.buildcache`, :mod:`casebook.colab`, :mod:`casebook.colabsim` and
+:mod:`casebook.latest`) is the set-up and the commands of the README; those modules use
+only the standard library, so they run before anything is installed. Submodules are
+imported explicitly, so ``import casebook`` stays free of jax.
 """
 
-__all__ = ["releases", "trace", "bench"]
+from importlib.metadata import PackageNotFoundError, version
+
+try:
+    __version__ = version("casebook")
+except PackageNotFoundError:  # run from a clone that was never installed
+    __version__ = "0+unknown"
+
+__all__ = ["__version__", "bench", "board", "check", "records", "releases", "runs", "stack", "trace"]

@@ -84,6 +84,7 @@ def simulate(page_paths: list[str]) -> int:
     print("colab-sim: ran on Python {}, {}".format(
         ".".join(map(str, sys.version_info[:3])),
         ", ".join(f"{n} {versions.get(n, '-')}" for n in ("jax", "optax", "equinox", "diffrax", "casebook"))))
+    print(f"colab-sim: {len(page_paths) - failed} passed, {failed} failed", flush=True)
     return failed
 
 

@@ -9,21 +9,13 @@ checked once, by ``tests/test_environment.py``.
 from __future__ import annotations
 
 import html
-import importlib.metadata as md
 import platform
 from dataclasses import dataclass, field
 
-from casebook import environment, releases
+from casebook import environment, records, releases
 
 #: The packages whose versions every page states.
-PACKAGES = ("jax", "jaxlib", "optax", "equinox", "diffrax")
-
-
-def _version(name: str) -> str | None:
-    try:
-        return md.version(name)
-    except md.PackageNotFoundError:
-        return None
+PACKAGES = records.PACKAGES
 
 
 @dataclass(frozen=True)
@@ -65,9 +57,8 @@ def ran_on(*extra: str) -> Stack:
     """The stack this kernel runs: :data:`PACKAGES` (those installed) plus ``extra``."""
     from casebook.bench import device_label
 
-    names = [n for n in (*PACKAGES, *extra) if _version(n)]
-    locked = environment.locked_versions(tuple(names)) if releases.running_from_checkout() else {}
-    return Stack(python=platform.python_version(),
-                 versions={n: _version(n) or "" for n in names},
+    versions = records.versions((*PACKAGES, *extra))
+    locked = environment.locked_versions(tuple(versions)) if releases.running_from_checkout() else {}
+    return Stack(python=platform.python_version(), versions=versions,
                  device=device_label(), locked=locked,
                  locked_on=environment.locked_on() if locked else "")
