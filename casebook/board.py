@@ -30,6 +30,14 @@ params = jnp.zeros(3)
 state, update = opt.init(params), jax.jit(opt.update)
 """
 
+_SCAN = """
+import jax, jax.numpy as jnp, optax
+def scanned(opt, params, steps=2):
+    step = lambda state, _: (opt.update(params, state, params)[1], None)
+    return jax.lax.scan(step, opt.init(params), None, length=steps)[0]
+"""
+_FINDINGS = "book/check-findings"
+
 
 @dataclass(frozen=True)
 class Trigger:
@@ -42,6 +50,7 @@ class Trigger:
     code: str
     recorded: str   # one of STATUSES
     x64: bool = False
+    found_by_check: bool = False  # found by the book's check (casebook.check), not by a report
 
 
 BOARD: tuple[Trigger, ...] = (
@@ -83,8 +92,8 @@ x, y = jnp.ones((8, 2)), jnp.zeros((8, 1))
 loss = lambda m: jnp.mean((jax.vmap(m)(x) - y) ** 2)
 opt = optax.lbfgs()
 state = opt.init(eqx.filter(model, eqx.is_inexact_array))
-value, grads = eqx.filter_value_and_grad(loss)(model)
-opt.update(grads, state, value=value, grad=grads, value_fn=loss)
+grads = eqx.filter_grad(loss)(model)
+opt.update(grads, state)  # the reporter's call: no params, no value, grad or value_fn
 result = "fixed"
 """, "still failing"),
     Trigger(
@@ -153,6 +162,45 @@ want, _ = optax.adamw(mask=mask, **kw).update(grads, optax.adamw(mask=mask, **kw
 assert float(want["w"][0, 0]) == -0.5 and float(want["b"][0]) == 0.0  # the reference decays w
 result = "fixed" if float(got["w"][0, 0]) == -0.5 else "silent"
 """, "silent"),
+    Trigger(
+        "monitor state", "optax.monitor: the state's measurements go from {} to {name: value} "
+        "in the first update", "", _FINDINGS, _SCAN + """
+state = scanned(optax.monitor({"norm": optax.tree.norm}), jnp.ones(4))
+assert float(state.measurements["norm"]) == 2.0
+result = "fixed"
+""", "still failing", found_by_check=True),
+    Trigger(
+        "DoG bf16", "scale_by_distance_over_gradients on bf16 params: max_dist turns float32",
+        "", _FINDINGS, _SCAN + """
+state = scanned(optax.scale_by_distance_over_gradients(), jnp.ones(4, jnp.bfloat16))
+assert state.max_dist.dtype == jnp.bfloat16
+result = "fixed"
+""", "still failing", found_by_check=True),
+    Trigger(
+        "inject dtype", "inject_hyperparams(adamw, hyperparam_dtype=float32) on bf16 params: "
+        "mu turns float32", "", _FINDINGS, _SCAN + """
+opt = optax.inject_hyperparams(optax.adamw, hyperparam_dtype=jnp.float32)(learning_rate=1e-3)
+state = scanned(opt, jnp.ones(4, jnp.bfloat16))
+assert state.inner_state[0].mu.dtype == jnp.bfloat16
+result = "fixed"
+""", "still failing", found_by_check=True),
+    Trigger(
+        "lars/muon masks", "inject_hyperparams(lars or muon)(weight_decay_mask=fn): weight "
+        "decay silently off", "", _FINDINGS, """
+import jax, jax.numpy as jnp, optax
+params = {"w": jnp.ones((3, 3)), "b": jnp.ones(3)}
+grads = jax.tree.map(jnp.zeros_like, params)
+kw = dict(learning_rate=1.0, weight_decay=0.5,
+          weight_decay_mask=lambda p: jax.tree.map(lambda x: x.ndim > 1, p))
+def first_update(opt):
+    return opt.update(grads, opt.init(params), params)[0]
+same = []
+for factory in (optax.lars, optax.contrib.muon):
+    want, got = first_update(factory(**kw)), first_update(optax.inject_hyperparams(factory)(**kw))
+    assert float(jnp.abs(want["w"]).max()) > 0 and float(jnp.abs(want["b"]).max()) == 0
+    same.append(all(bool(jnp.allclose(want[k], got[k])) for k in want))
+result = "fixed" if all(same) else "silent"
+""", "silent", found_by_check=True),
 )
 
 
@@ -196,7 +244,8 @@ class Board(list[Row]):
         lines = [f"status on {self.versions}"]
         for r in self:
             flag = f"  (was {r.trigger.recorded})" if r.changed else ""
-            lines.append(f"{r.trigger.key:14} {r.status:14} {r.trigger.title}{flag}")
+            found = " [found by the book's check]" if r.trigger.found_by_check else ""
+            lines.append(f"{r.trigger.key:15} {r.status:14} {r.trigger.title}{found}{flag}")
         return "\n".join(lines)
 
     def _repr_pretty_(self, p, cycle) -> None:
@@ -212,7 +261,8 @@ class Board(list[Row]):
             page = html.escape(t.case.split("/")[-1] + ".html")
             status = (f'<b style="color:{colors.get(r.status, "black")}">{html.escape(r.status)}</b>'
                       + (f"<br>changed: was {html.escape(t.recorded)}" if r.changed else ""))
-            body.append(f"<tr><td>{key}</td><td>{html.escape(t.title)} "
+            found = " <i>(found by the book's check)</i>" if t.found_by_check else ""
+            body.append(f"<tr><td>{key}</td><td>{html.escape(t.title)}{found} "
                         f'(<a href="{page}">case</a>)</td><td>{status}</td>'
                         f"<td><code>{html.escape(r.detail)}</code></td></tr>")
         return (f"<table><caption>{html.escape(self.versions)}</caption><thead><tr><th>bug</th>"

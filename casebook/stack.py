@@ -44,7 +44,8 @@ class Stack:
 
     def __str__(self) -> str:
         packages = ", ".join(f"{n} {v}" for n, v in self.versions.items())
-        return f"Ran on Python {self.python}, {packages}; {self.device}. {self._lock_note()}."
+        note = self._lock_note()
+        return f"Ran on Python {self.python}, {packages}; {self.device}. {note[0].upper()}{note[1:]}."
 
     def _repr_pretty_(self, p, cycle) -> None:
         p.text(str(self))

@@ -40,3 +40,27 @@ def test_board_reads_as_text_and_html(current):
     text, page = str(current), current._repr_html_()
     assert text.startswith("status on jax ") and "sticky NaN" in text
     assert page.count("<tr>") == len(board.BOARD) + 1 and "01-optax-828" in page
+
+
+def test_the_rows_found_by_the_book_s_check_are_marked(current):
+    found = [r for r in current if r.trigger.found_by_check]
+    assert {r.trigger.key for r in found} == {"monitor state", "DoG bf16", "inject dtype",
+                                             "lars/muon masks"}
+    assert all(r.trigger.case == "book/check-findings" for r in found)
+    assert str(current).count("[found by the book's check]") == len(found)
+    assert current._repr_html_().count("found by the book's check") == len(found)
+
+
+def test_the_found_triggers_report_fixed_when_the_bug_is_avoided():
+    """Each found trigger can tell fixed from failing: with the user-side workaround
+    written into it, it reports fixed."""
+    dtype = BY_KEY["inject dtype"]
+    masks = BY_KEY["lars/muon masks"]
+    avoided = [
+        replace(dtype, code=dtype.code.replace("hyperparam_dtype=jnp.float32",
+                                               "hyperparam_dtype=jnp.bfloat16")),
+        replace(masks, code=masks.code.replace("optax.inject_hyperparams(factory)",
+                                               'optax.inject_hyperparams(factory, '
+                                               'static_args="weight_decay_mask")')),
+    ]
+    assert [r.status for r in board.run_board(avoided)] == ["fixed", "fixed"]

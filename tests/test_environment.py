@@ -38,7 +38,7 @@ def test_a_stack_off_the_lock_says_so():
     ran = stack.Stack("3.13.0", {"jax": "0.11.2", "optax": "0.2.8"}, "gpu: H100",
                       locked={"jax": "0.12.0.1", "optax": "0.2.8"}, locked_on="2026-11-22")
     assert ran.off_lock == {"jax": ("0.11.2", "0.12.0.1")}
-    assert "differs from the lock: jax 0.11.2 (locked 0.12.0.1)" in str(ran)
+    assert "Differs from the lock: jax 0.11.2 (locked 0.12.0.1)" in str(ran)
     assert "casebook-stack" in ran._repr_html_()
 
 
