@@ -30,4 +30,14 @@ try:
 except PackageNotFoundError:  # run from a clone that was never installed
     __version__ = "0+unknown"
 
-__all__ = ["__version__", "bench", "board", "check", "records", "releases", "runs", "stack", "trace"]
+__all__ = [
+    "__version__",
+    "bench",
+    "board",
+    "check",
+    "records",
+    "releases",
+    "runs",
+    "stack",
+    "trace",
+]

@@ -11,7 +11,7 @@
   lock               regenerate requirements.txt and requirements-gpu.txt from pyproject.toml
   latest [--report F]  run the board and the pages on the newest releases; say what differs
   colab-sim [PAGE ...] run pages as Colab would: a bare venv, casebook from the set-up cell
-  sync-setup-cells   rewrite every page's set-up cell from _config.yml
+  sync               rewrite every page's set-up cell from _config.yml, and its MyST twin
   check-corpus [...] run check_optimizer over the corpus of real set-ups (see --help)
 
 ``--gpu`` (with setup, book, test, device) uses the CUDA 13 lock, requirements-gpu.txt.
@@ -32,7 +32,8 @@ ROOT = environment.ROOT
 
 
 def fetch() -> None:
-    from casebook.releases import ReleaseError, fetch as fetch_releases
+    from casebook.releases import ReleaseError
+    from casebook.releases import fetch as fetch_releases
 
     try:
         fetch_releases()
@@ -43,12 +44,16 @@ def fetch() -> None:
 def device(gpu: bool = False) -> None:
     """Print what the environment's jax runs on; with ``gpu``, fail unless it is a GPU
     (so a GPU job whose CUDA plugin failed to load does not quietly test the CPU)."""
-    code = ("import jax; print(f'jax {jax.__version__}, backend {jax.default_backend()}: '"
-            " + ', '.join(d.device_kind for d in jax.devices()))")
+    code = (
+        "import jax; print(f'jax {jax.__version__}, backend {jax.default_backend()}: '"
+        " + ', '.join(d.device_kind for d in jax.devices()))"
+    )
     if gpu:
-        code += ("\nif jax.default_backend() != 'gpu': raise SystemExit("
-                 "'casebook device --gpu: jax found no GPU; is the NVIDIA driver visible, and "
-                 "did `python3 -m casebook setup --gpu` run?')")
+        code += (
+            "\nif jax.default_backend() != 'gpu': raise SystemExit("
+            "'casebook device --gpu: jax found no GPU; is the NVIDIA driver visible, and "
+            "did `python3 -m casebook setup --gpu` run?')"
+        )
     environment.sh([environment.venv_python(), "-c", code])
 
 
@@ -59,8 +64,19 @@ def book(gpu: bool = False) -> None:
     if buildcache.invalidate_if_stale(ROOT):
         print("casebook: casebook/, the manifest or the lock changed: executing every page again")
     t0 = time.perf_counter()
-    environment.sh([py.parent / "jupyter-book", "build", ROOT, "--builder", "html",
-                    "--warningiserror", "--nitpick", "--keep-going"], cwd=ROOT)
+    environment.sh(
+        [
+            py.parent / "jupyter-book",
+            "build",
+            ROOT,
+            "--builder",
+            "html",
+            "--warningiserror",
+            "--nitpick",
+            "--keep-going",
+        ],
+        cwd=ROOT,
+    )
     index = ROOT / "_build" / "html" / "index.html"
     print(f"casebook: book built in {time.perf_counter() - t0:.0f} s; open {index}")
 
@@ -74,14 +90,6 @@ def test(paths: list[str], gpu: bool = False) -> None:
 def _in_venv(module: str, args: list[str]) -> None:
     py = environment.setup()
     environment.sh([py, "-m", module, *args], cwd=ROOT)
-
-
-def _sync_setup_cells() -> None:
-    from casebook import colab
-
-    changed = colab.sync()
-    print("casebook: set-up cells " + (f"rewritten in {len(changed)} page(s)" if changed
-                                       else "already in sync"))
 
 
 def _exit_code(code: int) -> None:
@@ -122,8 +130,9 @@ COMMANDS = {
     "lock": lambda a, gpu: environment.lock(),
     "latest": lambda a, gpu: _latest(a),
     "colab-sim": lambda a, gpu: _colab_sim(a),
-    "sync-setup-cells": lambda a, gpu: _sync_setup_cells(),
+    "sync": lambda a, gpu: _in_venv("casebook.pairs", a),
     "check-corpus": lambda a, gpu: _in_venv("casebook.corpus", a),
+    "new-case": lambda a, gpu: _exit_code(__import__("casebook.scaffold").scaffold.main(a)),
 }
 
 

@@ -21,7 +21,6 @@ subprocess and plot in the parent.
 from __future__ import annotations
 
 import datetime
-import html
 import os
 import platform
 import resource
@@ -34,6 +33,16 @@ from typing import TYPE_CHECKING, Any
 import jax
 import jax.numpy as jnp
 import numpy as np
+
+from casebook.display import (
+    PlainText,
+    Table,
+    TableDisplay,
+    format_number,
+    pick_unit,
+    seconds_text,
+    unit_scale,
+)
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -51,27 +60,6 @@ __all__ = [
     "interleave",
     "scale_for_device",
 ]
-
-_UNITS = {"s": 1.0, "ms": 1e3, "us": 1e6, "µs": 1e6, "ns": 1e9}
-
-
-def _number(value: float) -> str:
-    """Three significant figures, without switching to exponent notation."""
-    return f"{value:.0f}" if abs(value) >= 1000 else f"{value:.3g}"
-
-
-def _pick_unit(seconds: float) -> tuple[str, float]:
-    """The unit, and its scale from seconds, that shows ``seconds`` as 1 to 1000."""
-    for unit in ("s", "ms", "µs"):
-        if seconds >= 1 / _UNITS[unit]:
-            return unit, _UNITS[unit]
-    return "ns", _UNITS["ns"]
-
-
-def _format_seconds(seconds: float) -> str:
-    unit, scale = _pick_unit(seconds)
-    return f"{_number(seconds * scale)} {unit}"
-
 
 # --------------------------------------------------------------------------- device
 
@@ -119,7 +107,7 @@ def _run_meta() -> dict[str, Any]:
         "jax": jax.__version__,
         "platform": platform.platform(),
         "machine": platform.machine(),
-        "date": datetime.datetime.now(datetime.timezone.utc).isoformat(timespec="seconds"),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
 
 
@@ -144,7 +132,7 @@ amounts per variant. These settings keep freed memory in the process for reuse; 
 
 
 @dataclass(frozen=True, repr=False)
-class CompileTime:
+class CompileTime(PlainText):
     """Cold compile times of one function, in seconds.
 
     ``samples`` are trace + lower + XLA compile; ``lower_samples`` the trace + lower
@@ -159,14 +147,11 @@ class CompileTime:
         return statistics.median(self.samples)
 
     def __str__(self) -> str:
-        lower = _format_seconds(statistics.median(self.lower_samples))
+        lower = seconds_text(statistics.median(self.lower_samples))
         return (
-            f"compile {_format_seconds(self.median)} "
+            f"compile {seconds_text(self.median)} "
             f"(median of {len(self.samples)}; trace+lower {lower})"
         )
-
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        p.text(str(self))
 
 
 def compile_seconds(
@@ -194,59 +179,6 @@ def compile_seconds(
 
 
 # --------------------------------------------------------------------------- timing
-
-
-@dataclass(frozen=True, repr=False)
-class Table:
-    """A small table: markdown text as ``str``, an HTML table in Jupyter."""
-
-    header: tuple[str, ...]
-    rows: tuple[tuple[str, ...], ...]
-    caption: str = ""
-
-    def __str__(self) -> str:
-        columns = zip(self.header, *self.rows)
-        widths = [max(len(cell) for cell in column) for column in columns]
-
-        def line(cells: tuple[str, ...]) -> str:
-            return "| " + " | ".join(c.ljust(w) for c, w in zip(cells, widths)) + " |"
-
-        lines = [line(self.header), "|" + "|".join("-" * (w + 2) for w in widths) + "|"]
-        lines += [line(row) for row in self.rows]
-        if self.caption:
-            lines += ["", self.caption]
-        return "\n".join(lines)
-
-    def _repr_html_(self) -> str:
-        def cells(tag: str, row: tuple[str, ...]) -> str:
-            return "".join(f"<{tag}>{html.escape(c)}</{tag}>" for c in row)
-
-        caption = f"<caption>{html.escape(self.caption)}</caption>" if self.caption else ""
-        body = "".join(f"<tr>{cells('td', row)}</tr>" for row in self.rows)
-        return (
-            f"<table>{caption}<thead><tr>{cells('th', self.header)}</tr></thead>"
-            f"<tbody>{body}</tbody></table>"
-        )
-
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        p.text(str(self))
-
-
-class TableDisplay:
-    """Mixin for objects that render through ``self.table()`` (a :class:`Table`): the
-    same table as text (``str``), in IPython's plain display, and as HTML in Jupyter."""
-
-    def table(self) -> Table:
-        raise NotImplementedError
-
-    def __str__(self) -> str:
-        return str(self.table())
-
-    def _repr_html_(self) -> str:
-        return self.table()._repr_html_()
-
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        p.text(str(self))
 
 
 @dataclass(repr=False)
@@ -303,18 +235,18 @@ class Timings(TableDisplay):
     def table(self, unit: str = "ms", faults: bool = True) -> Table:
         """The rows as a :class:`Table` in ``unit`` ('s', 'ms', 'us' or 'ns'), with the
         page-fault column unless ``faults`` is False; captioned with the device."""
-        scale = _UNITS[unit] / 1e3
-        header = ("variant", f"median ({unit})", f"IQR ({unit})", f"CPU ({unit})")
+        scale = unit_scale(unit) / 1e3
+        header: tuple[str, ...] = ("variant", f"median ({unit})", f"IQR ({unit})", f"CPU ({unit})")
         header += ("faults/call", "n") if faults else ("n",)
         body = []
         for row in self.rows():
-            cells = (
+            cells: tuple[str, ...] = (
                 row["variant"],
-                _number(row["median_ms"] * scale),
-                f"{_number(row['q25_ms'] * scale)} - {_number(row['q75_ms'] * scale)}",
-                _number(row["cpu_ms"] * scale),
+                format_number(row["median_ms"] * scale),
+                f"{format_number(row['q25_ms'] * scale)} - {format_number(row['q75_ms'] * scale)}",
+                format_number(row["cpu_ms"] * scale),
             )
-            cells += (_number(row["faults"]), str(row["n"])) if faults else (str(row["n"]),)
+            cells += (format_number(row["faults"]), str(row["n"])) if faults else (str(row["n"]),)
             body.append(cells)
         caption = f"{self.meta.get('device', '')}, jax {self.meta.get('jax', '?')}"
         return Table(header, tuple(body), caption)
@@ -330,7 +262,7 @@ class Timings(TableDisplay):
 
         if ax is None:
             _, ax = plt.subplots(figsize=(6.4, 0.8 + 0.5 * len(self.names)))
-        unit, scale = _pick_unit(max(self.median(n) for n in self.names))
+        unit, scale = pick_unit(max(self.median(n) for n in self.names))
         medians = [self.median(n) * scale for n in self.names]
         quartiles = [self.iqr(n) for n in self.names]
         errors = [
@@ -338,7 +270,7 @@ class Timings(TableDisplay):
             [q75 * scale - m for m, (_, q75) in zip(medians, quartiles)],
         ]
         bars = ax.barh(self.names, medians, xerr=errors, capsize=3)
-        labels = [f"{_number(m)} {unit}" for m in medians]
+        labels = [f"{format_number(m)} {unit}" for m in medians]
         if baseline is not None:
             ratios = [self.ratio(name, baseline) for name in self.names]
             labels = [f"{label} ({r:.2f}×)" for label, r in zip(labels, ratios)]
@@ -421,6 +353,7 @@ def interleave(
     faults: dict[str, list[float]] = {name: [] for name in names}
     started = time.perf_counter()
     done = 0
+
     def more() -> bool:
         if done < rounds:
             return True

@@ -82,8 +82,8 @@ class _Split:
 
     treedef: Any
     is_array: list[bool]
-    arrays: list[Any]   # abstract arrays, None in place of the other leaves
-    others: list[Any]   # the other leaves, None in place of arrays
+    arrays: list[Any]  # abstract arrays, None in place of the other leaves
+    others: list[Any]  # the other leaves, None in place of arrays
     paths: list[str]
 
     @classmethod
@@ -92,15 +92,21 @@ class _Split:
         paths = [keystr(p) for p, _ in with_path]
         leaves = [leaf for _, leaf in with_path]
         is_array = [isinstance(leaf, _ARRAYS) for leaf in leaves]
-        return cls(treedef, is_array,
-                   [_abstract(x) if a else None for x, a in zip(leaves, is_array)],
-                   [None if a else x for x, a in zip(leaves, is_array)], paths)
+        return cls(
+            treedef,
+            is_array,
+            [_abstract(x) if a else None for x, a in zip(leaves, is_array)],
+            [None if a else x for x, a in zip(leaves, is_array)],
+            paths,
+        )
 
     def combine(self, arrays: list[Any], keep_others: bool = True) -> Any:
         """The tree again, with ``arrays`` (e.g. tracers) and the other leaves, or
         ``None`` in their place (``keep_others=False``, like ``eqx.filter``)."""
-        leaves = [a if is_arr else (o if keep_others else None)
-                  for a, o, is_arr in zip(arrays, self.others, self.is_array)]
+        leaves = [
+            a if is_arr else (o if keep_others else None)
+            for a, o, is_arr in zip(arrays, self.others, self.is_array)
+        ]
         return jax.tree_util.tree_unflatten(self.treedef, leaves)
 
     @property
@@ -116,7 +122,11 @@ class _Split:
 
 def _describe(leaf: Any) -> str:
     name = getattr(leaf, "__qualname__", None) or getattr(leaf, "__name__", None)
-    return f"{type(leaf).__name__} {name}" if name else f"{type(leaf).__name__} {trace._shorten(repr(leaf), 40)}"
+    return (
+        f"{type(leaf).__name__} {name}"
+        if name
+        else f"{type(leaf).__name__} {trace.shorten(repr(leaf), 40)}"
+    )
 
 
 def _fast_part(params: Any) -> Any | None:
@@ -133,15 +143,19 @@ def _grads_mismatch(grads: Any, params: Any) -> str | None:
     ``eqx.filter_grad`` gives for leaves it does not differentiate), is a prefix of the
     params' structure and every array in the grads sits on a leaf of the params.
     """
+
     def leaf(path: Any, g: Any, p: Any) -> None:
-        if g is not None and isinstance(g, _ARRAYS) and jax.tree.structure(p).num_nodes != 1:
+        if g is not None and isinstance(g, _ARRAYS) and jax.tree.structure(p).num_nodes != 1:  # type: ignore[attr-defined]
             raise ValueError(f"grads{keystr(path)} is an array where params have a subtree")
 
     try:
         jax.tree_util.tree_map_with_path(leaf, grads, params, is_leaf=lambda x: x is None)
     except (ValueError, TypeError) as error:
-        return str(error).splitlines()[0] if "grads" in str(error) else (
-            trace.treedef_diff(params, grads) or first_line(error))
+        return (
+            str(error).splitlines()[0]
+            if "grads" in str(error)
+            else (trace.treedef_diff(params, grads) or first_line(error))
+        )
     return None
 
 
@@ -157,16 +171,21 @@ def default_grads(params: Any, dtype: Any = None) -> Any:
         every other leaf: what ``eqx.filter_grad`` gives for int, bool and key leaves.
     """
     fast = _fast_part(params)
-    return jax.tree.map(lambda x: _abstract(x, dtype) if _is_inexact(x) else None,
-                        params if fast is None else fast)
+    return jax.tree.map(
+        lambda x: _abstract(x, dtype) if _is_inexact(x) else None, params if fast is None else fast
+    )
 
 
 def _grads_none_mask(grads: Any, init_params: Any) -> list[bool] | None:
     """For each leaf of ``init_params``: whether the grads have ``None`` there (None
     when the grads do not line up with ``init_params``)."""
     try:
-        marks = jax.tree.map(lambda g, sub: jax.tree.map(lambda _: g is None, sub),
-                             grads, init_params, is_leaf=lambda x: x is None)
+        marks = jax.tree.map(
+            lambda g, sub: jax.tree.map(lambda _: g is None, sub),
+            grads,
+            init_params,
+            is_leaf=lambda x: x is None,
+        )
     except (ValueError, TypeError):
         return None
     flags = jax.tree.leaves(marks)
@@ -179,41 +198,73 @@ def _grads_none_mask(grads: Any, init_params: Any) -> list[bool] | None:
 def _validate(optimizer: Any, steps: Any, update_kwargs: Any, update_params: Any) -> None:
     """Clear errors for the inputs that would otherwise fail deep inside the check."""
     if inspect.isclass(optimizer):
-        example = ("optax.MultiSteps(optax.adam(1e-3), every_k_schedule=4)"
-                   if optimizer.__name__ == "MultiSteps" else f"{optimizer.__name__}(...)")
-        raise TypeError(f"check_optimizer needs an optax GradientTransformation, got the class "
-                        f"{optimizer.__name__} itself: create one first, e.g. {example}")
-    if not (callable(getattr(optimizer, "init", None)) and callable(getattr(optimizer, "update", None))):
-        raise TypeError(f"check_optimizer needs an optax GradientTransformation (with init and "
-                        f"update), got {type(optimizer).__name__}: {trace._shorten(repr(optimizer), 60)}")
+        example = (
+            "optax.MultiSteps(optax.adam(1e-3), every_k_schedule=4)"
+            if optimizer.__name__ == "MultiSteps"
+            else f"{optimizer.__name__}(...)"
+        )
+        raise TypeError(
+            f"check_optimizer needs an optax GradientTransformation, got the class "
+            f"{optimizer.__name__} itself: create one first, e.g. {example}"
+        )
+    if not (
+        callable(getattr(optimizer, "init", None)) and callable(getattr(optimizer, "update", None))
+    ):
+        raise TypeError(
+            f"check_optimizer needs an optax GradientTransformation (with init and "
+            f"update), got {type(optimizer).__name__}: {trace.shorten(repr(optimizer), 60)}"
+        )
     if steps is not None and (isinstance(steps, bool) or not isinstance(steps, (int, np.integer))):
-        raise TypeError(f"steps must be an int (or None: step until the state's types settle), "
-                        f"got {type(steps).__name__} {steps!r}")
+        raise TypeError(
+            f"steps must be an int (or None: step until the state's types settle), "
+            f"got {type(steps).__name__} {steps!r}"
+        )
     if steps is not None and steps < 1:
         raise ValueError(f"steps must be at least 1, got {steps}")
     if update_kwargs is not None and not isinstance(update_kwargs, Mapping):
-        raise TypeError("update_kwargs must be a mapping of keyword arguments for update, e.g. "
-                        f"dict(value=loss), got {type(update_kwargs).__name__} {update_kwargs!r}")
+        raise TypeError(
+            "update_kwargs must be a mapping of keyword arguments for update, e.g. "
+            f"dict(value=loss), got {type(update_kwargs).__name__} {update_kwargs!r}"
+        )
     if update_params not in (True, False, "both"):
         raise ValueError(f'update_params must be True, False or "both", got {update_params!r}')
 
 
 def _input_notes(p: _Split, params: Any, grads_given: bool, grads_dtype: Any) -> list[Finding]:
     """Notes on what the check assumed: non-array leaves, and low-precision default grads."""
-    notes = [Finding("non-array leaf", "note", f"params{path}", f"{_describe(leaf)} (not an array)")
-             for path, leaf in p.non_values]
+    notes = [
+        Finding("non-array leaf", "note", f"params{path}", f"{_describe(leaf)} (not an array)")
+        for path, leaf in p.non_values
+    ]
     numbers = len(p.non_arrays) - len(p.non_values)
     if numbers:
-        notes.append(Finding("non-array leaf", "note", "params",
-                             f"{numbers} Python number leaf(s) (bool, int or float, not arrays; "
-                             "eqx.filter_jit keeps them static, jax.jit would trace them as "
-                             "weakly typed scalars)"))
-    low = sorted({str(x.dtype) for x in jax.tree.leaves(params)
-                  if _is_inexact(x) and jnp.dtype(x.dtype) in _LOW_PRECISION})
+        notes.append(
+            Finding(
+                "non-array leaf",
+                "note",
+                "params",
+                f"{numbers} Python number leaf(s) (bool, int or float, not arrays; "
+                "eqx.filter_jit keeps them static, jax.jit would trace them as "
+                "weakly typed scalars)",
+            )
+        )
+    low = sorted(
+        {
+            str(x.dtype)
+            for x in jax.tree.leaves(params)
+            if _is_inexact(x) and jnp.dtype(x.dtype) in _LOW_PRECISION
+        }
+    )
     if low and not grads_given and grads_dtype is None:
-        notes.append(Finding("state drift", "note", "grads",
-                             f"checked with {'/'.join(low)} grads, like the params; if your grads "
-                             "are float32 (mixed precision), pass grads or grads_dtype=jnp.float32"))
+        notes.append(
+            Finding(
+                "state drift",
+                "note",
+                "grads",
+                f"checked with {'/'.join(low)} grads, like the params; if your grads "
+                "are float32 (mixed precision), pass grads or grads_dtype=jnp.float32",
+            )
+        )
     return notes
 
 
@@ -225,14 +276,24 @@ def _non_array_finding(split: _Split, label: str, phase: str, error: BaseExcepti
     them is traced as a scalar and is not the problem), else every non-array leaf."""
     culprits = split.non_values or split.non_arrays
     leaves = "; ".join(f"params{p} = {_describe(v)}" for p, v in culprits)
-    return Finding("non-array leaf", "error", leaves, f"{phase} touches them: {first_line(error)}",
-                   f"give optax only the arrays ({label})")
+    return Finding(
+        "non-array leaf",
+        "error",
+        leaves,
+        f"{phase} touches them: {first_line(error)}",
+        f"give optax only the arrays ({label})",
+    )
 
 
 def _drift_finding(d: trace.Drift, step: int, call: str) -> Finding:
     severity: Severity = "note" if d.kind == "weak_type" else "error"
-    return Finding("state drift", severity, f"state{d.path}",
-                   f"step {step}{call}: {d.kind} {d.before} -> {d.after}", _WHY[d.kind])
+    return Finding(
+        "state drift",
+        severity,
+        f"state{d.path}",
+        f"step {step}{call}: {d.kind} {d.before} -> {d.after}",
+        _WHY[d.kind],
+    )
 
 
 def _serious(drifts: trace.DriftReport) -> list[trace.Drift]:
@@ -271,8 +332,15 @@ class _Run:
 
     def crash(self, k: int, error: BaseException, suffix: str = "", why: str = "") -> None:
         if self.optional:  # many transformations need params; not a bug of the set-up
-            self.report.append(Finding("crash", "note", f"update without params, step {k}",
-                                       first_line(error), "pass params to update"))
+            self.report.append(
+                Finding(
+                    "crash",
+                    "note",
+                    f"update without params, step {k}",
+                    first_line(error),
+                    "pass params to update",
+                )
+            )
         else:
             where = f"update{'' if self.with_params else ' without params'}, step {k}{suffix}"
             self.report.append(Finding("crash", "error", where, first_line(error), why))
@@ -291,9 +359,14 @@ class _Run:
                     return None
                 if not (self.keep and self.with_params and self.params.non_arrays):
                     raise
-                self.report.append(_non_array_finding(
-                    self.params, "e.g. update(grads, state, eqx.filter(model, eqx.is_array))",
-                    "update", error))
+                self.report.append(
+                    _non_array_finding(
+                        self.params,
+                        "e.g. update(grads, state, eqx.filter(model, eqx.is_array))",
+                        "update",
+                        error,
+                    )
+                )
                 self.keep = False
                 try:
                     current = self.update(state)
@@ -332,8 +405,14 @@ class _Run:
                 return k  # a fixed point: the next step sees the same types
             previous = current
         if steps is None:
-            self.report.append(Finding("state drift", "warning", "state",
-                                       f"the state's types still change after {k} steps"))
+            self.report.append(
+                Finding(
+                    "state drift",
+                    "warning",
+                    "state",
+                    f"the state's types still change after {k} steps",
+                )
+            )
         return k
 
 
@@ -396,15 +475,19 @@ def check_optimizer(
     if grads is None:
         grads_abs = default_grads(params, grads_dtype)
         if not jax.tree.leaves(grads_abs):
-            raise ValueError("check_optimizer: params have no floating-point array leaf, so there "
-                             "are no grads to default to; pass grads= as your code computes them")
+            raise ValueError(
+                "check_optimizer: params have no floating-point array leaf, so there "
+                "are no grads to default to; pass grads= as your code computes them"
+            )
     else:
         mismatch = _grads_mismatch(grads, params)
         if mismatch is not None and target is not None:
             mismatch = _grads_mismatch(grads, target)
         if mismatch is not None:
-            raise ValueError("check_optimizer: grads do not match params (None may stand for "
-                             f"any subtree): {mismatch}")
+            raise ValueError(
+                "check_optimizer: grads do not match params (None may stand for "
+                f"any subtree): {mismatch}"
+            )
         g = _Split.of(grads)
         grads_abs = g.combine(g.arrays, keep_others=True)
     if init_params is None:
@@ -412,8 +495,10 @@ def check_optimizer(
     else:
         q = _Split.of(init_params)
         if _grads_mismatch(init_params, params) is not None and q.treedef != p.treedef:
-            raise ValueError("check_optimizer: init_params do not match params (None may stand "
-                             f"for any subtree): {trace.treedef_diff(params, init_params)}")
+            raise ValueError(
+                "check_optimizer: init_params do not match params (None may stand "
+                f"for any subtree): {trace.treedef_diff(params, init_params)}"
+            )
     report = CheckReport(steps=0)
     report.extend(callable_findings(optimizer))
     report.extend(_input_notes(p, params, grads is not None, grads_dtype))
@@ -421,15 +506,33 @@ def check_optimizer(
     if state is None:
         return _finish(report, strict)
     kwargs = dict(update_kwargs or {})
-    for with_params in ((True, False) if update_params == "both" else (bool(update_params),)):
-        run = _Run(optimizer, p, grads_abs, kwargs, with_params, report,
-                   optional=update_params == "both" and not with_params)
+    for with_params in (True, False) if update_params == "both" else (bool(update_params),):
+        run = _Run(
+            optimizer,
+            p,
+            grads_abs,
+            kwargs,
+            with_params,
+            report,
+            optional=update_params == "both" and not with_params,
+        )
         report.steps = max(report.steps, run.run(state, steps))
         if run.failed is not None:
             k, error = run.failed
             run.failed = None
-            if not (k == 1 and _blame_init(optimizer, q, grads_abs, init_params if init_params
-                                           is not None else params, error, run, steps, report)):
+            if not (
+                k == 1
+                and _blame_init(
+                    optimizer,
+                    q,
+                    grads_abs,
+                    init_params if init_params is not None else params,
+                    error,
+                    run,
+                    steps,
+                    report,
+                )
+            ):
                 run.crash(k, error)
     return _finish(report, strict)
 
@@ -443,19 +546,33 @@ def _init(optimizer: Any, q: _Split, report: CheckReport) -> Any | None:
             report.append(Finding("crash", "error", "init", first_line(error)))
             return None
         try:
-            state = jax.eval_shape(lambda arrays: optimizer.init(q.combine(arrays, False)), q.arrays)
+            state = jax.eval_shape(
+                lambda arrays: optimizer.init(q.combine(arrays, False)), q.arrays
+            )
         except Exception as second:
             report.append(Finding("crash", "error", "init", first_line(error)))
-            report.append(Finding("crash", "error", "init (non-array leaves as None)",
-                                  first_line(second)))
+            report.append(
+                Finding("crash", "error", "init (non-array leaves as None)", first_line(second))
+            )
             return None
-        report.append(_non_array_finding(
-            q, "e.g. init(eqx.filter(model, eqx.is_inexact_array))", "init", error))
+        report.append(
+            _non_array_finding(
+                q, "e.g. init(eqx.filter(model, eqx.is_inexact_array))", "init", error
+            )
+        )
         return state
 
 
-def _blame_init(optimizer: Any, q: _Split, grads: Any, init_params: Any, error: BaseException,
-                run: _Run, steps: int | None, report: CheckReport) -> bool:
+def _blame_init(
+    optimizer: Any,
+    q: _Split,
+    grads: Any,
+    init_params: Any,
+    error: BaseException,
+    run: _Run,
+    steps: int | None,
+    report: CheckReport,
+) -> bool:
     """When ``update`` fails because ``init`` built state for leaves that get no grads
     (an int position, a bool buffer, a PRNG key, a frozen layer), say so and go on from
     an ``init`` of the leaves that do get grads.  Returns whether it was that."""
@@ -471,13 +588,19 @@ def _blame_init(optimizer: Any, q: _Split, grads: Any, init_params: Any, error: 
         run.update(state)
     except Exception:
         return False
-    leaves = "; ".join(f"params{path} = {trace.type_str(a)}"
-                       for path, a, d in zip(q.paths, q.arrays, drop) if d)
-    report.append(Finding(
-        "non-array leaf", "error", leaves,
-        f"init built optimizer state for leaves that get no grads (None), and update fails on "
-        f"it: {first_line(error)}",
-        "init only what gets grads, e.g. init(eqx.filter(model, eqx.is_inexact_array))"))
+    leaves = "; ".join(
+        f"params{path} = {trace.type_str(a)}" for path, a, d in zip(q.paths, q.arrays, drop) if d
+    )
+    report.append(
+        Finding(
+            "non-array leaf",
+            "error",
+            leaves,
+            f"init built optimizer state for leaves that get no grads (None), and update fails on "
+            f"it: {first_line(error)}",
+            "init only what gets grads, e.g. init(eqx.filter(model, eqx.is_inexact_array))",
+        )
+    )
     report.steps = max(report.steps, run.run(state, steps))
     if run.failed is not None:
         run.crash(run.failed[0], run.failed[1])
@@ -490,8 +613,10 @@ def _finish(report: CheckReport, strict: bool) -> CheckReport:
     named = " ".join(f.where for f in report.errors if f.family == "non-array leaf")
     report[:] = [f for f in report if not (f.severity == "note" and f"{f.where} =" in named)]
     if any(f.family == "callable hyperparameter" for f in report.errors):
-        report[:] = [replace(f, why="probably caused by the callable hyperparameter above")
-                     if f.family == "crash" and f.severity == "error" and not f.why else f
-                     for f in report]
+        report[:] = [
+            replace(f, why="probably caused by the callable hyperparameter above")
+            if f.family == "crash" and f.severity == "error" and not f.why
+            else f
+            for f in report
+        ]
     return report.raise_if_problems() if strict else report
-

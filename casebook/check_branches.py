@@ -21,12 +21,16 @@ __all__ = ["error_findings", "recorded_findings"]
 
 _WHY = "lax.cond and lax.switch need identical branch output types"
 _NAMED = re.compile(r"^(true_fun|false_fun|branch ?\d+) is (.+?)(?: at \S+:\d+)?$")
-_TYPES = re.compile(r"[Tt]he output of (?P<a>true_fun|false_fun|branch ?\d+)(?: at path (?P<path>.+?))? "
-                    r"has type (?P<ta>\S+) but the corresponding output of (?P<b>true_fun|false_fun|branch ?\d+) "
-                    r"has type (?P<tb>\S+?)(?:, so the (?P<kind>\w+) do not match)?[.;]?$")
-_STRUCTURE = re.compile(r"(?P<a>true_fun|false_fun|branch ?\d+) output(?: at path (?P<path>.+?))? is a "
-                        r"(?P<ta>.+?) but (?P<b>true_fun|false_fun|branch ?\d+) output(?: at path .+?)? "
-                        r"is a (?P<tb>.+?), so (?P<kind>.+?)[.;]?$")
+_TYPES = re.compile(
+    r"[Tt]he output of (?P<a>true_fun|false_fun|branch ?\d+)(?: at path (?P<path>.+?))? "
+    r"has type (?P<ta>\S+) but the corresponding output of (?P<b>true_fun|false_fun|branch ?\d+) "
+    r"has type (?P<tb>\S+?)(?:, so the (?P<kind>\w+) do not match)?[.;]?$"
+)
+_STRUCTURE = re.compile(
+    r"(?P<a>true_fun|false_fun|branch ?\d+) output(?: at path (?P<path>.+?))? is a "
+    r"(?P<ta>.+?) but (?P<b>true_fun|false_fun|branch ?\d+) output(?: at path .+?)? "
+    r"is a (?P<tb>.+?), so (?P<kind>.+?)[.;]?$"
+)
 _KINDS = {"dtypes": "dtype", "shapes": "shape"}
 
 
@@ -53,9 +57,15 @@ def recorded_findings(calls: trace.CondCalls) -> list[Finding]:
         for d in call.diff or ():
             if d.kind == "weak_type":
                 continue
-            findings.append(Finding(
-                "state drift", "error", f"lax.cond({true_name}, {false_name}) output{d.path}",
-                f"{d.kind}: {d.before} in {true_name}, {d.after} in {false_name}", _WHY))
+            findings.append(
+                Finding(
+                    "state drift",
+                    "error",
+                    f"lax.cond({true_name}, {false_name}) output{d.path}",
+                    f"{d.kind}: {d.before} in {true_name}, {d.after} in {false_name}",
+                    _WHY,
+                )
+            )
     return findings
 
 
@@ -88,8 +98,14 @@ def error_findings(error: BaseException) -> list[Finding]:
         kind = match.group("kind") or "type"
         kind = _KINDS.get(kind, "structure" if match.re is _STRUCTURE else kind)
         where = f"{api} branch output{match.group('path') or ''}"
-        findings.append(Finding(
-            "state drift", "error", where,
-            f"{kind}: {match.group('ta')} in {a} ({names.get(a, '?')}), "
-            f"{match.group('tb')} in {b} ({names.get(b, '?')})", _WHY))
+        findings.append(
+            Finding(
+                "state drift",
+                "error",
+                where,
+                f"{kind}: {match.group('ta')} in {a} ({names.get(a, '?')}), "
+                f"{match.group('tb')} in {b} ({names.get(b, '?')})",
+                _WHY,
+            )
+        )
     return findings

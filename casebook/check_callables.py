@@ -71,8 +71,9 @@ def _children(value: Any) -> list[Any]:
     return [value]
 
 
-def walk_transforms(opt: Any, where: str = "optimizer",
-                    seen: set[int] | None = None) -> Iterator[tuple[str, dict[str, Any]]]:
+def walk_transforms(
+    opt: Any, where: str = "optimizer", seen: set[int] | None = None
+) -> Iterator[tuple[str, dict[str, Any]]]:
     """Every (where, closure dict) of the init/update functions reachable from ``opt``.
 
     Args:
@@ -128,14 +129,16 @@ def _what_it_returns(fn: Any) -> tuple[str | None, str]:
         out = jax.eval_shape(fn, count)
     except Exception as error:  # the callable fails on a step count
         return "fails when called with the step count", first_line(error, 100)
-    got = trace._shorten(str(trace.types(out)), 60)
+    got = trace.shorten(str(trace.types(out)), 60)
     if isinstance(out, (str, bytes)) or out is None:
         return f"returns {type(out).__name__} where a schedule's number is expected", got
-    if isinstance(out, (jax.ShapeDtypeStruct, np.ndarray, np.generic, int, float)) and \
-            not isinstance(out, bool):
+    if isinstance(
+        out, (jax.ShapeDtypeStruct, np.ndarray, np.generic, int, float)
+    ) and not isinstance(out, bool):
         dtype = jnp.result_type(out)
-        if jnp.ndim(out) == 0 and (jnp.issubdtype(dtype, jnp.floating)
-                                   or jnp.issubdtype(dtype, jnp.integer)):
+        if jnp.ndim(out) == 0 and (
+            jnp.issubdtype(dtype, jnp.floating) or jnp.issubdtype(dtype, jnp.integer)
+        ):
             return None, got
         if jnp.ndim(out) != 0:
             return "returns an array, not a scalar, where a schedule's number is expected", got
@@ -150,34 +153,53 @@ def _schedule_finding(name: str, fn: Any) -> Finding | None:
     fix = f'pass static_args="{name}" (optax>=0.2.4) so optax uses it as it is'
     if is_tree_hyperparameter(name):
         problem, got = _what_it_returns(fn)
-        outcome = f"fails there: {got}" if problem and problem.startswith("fails") else \
-            f"returns {got} there"
+        outcome = (
+            f"fails there: {got}"
+            if problem and problem.startswith("fails")
+            else f"returns {got} there"
+        )
         if _is_callable_data(fn):
-            what = (f"{type(fn).__name__} is a callable pytree with data leaves, and "
-                    f"inject_hyperparams will call it as a schedule with the step count; {outcome}")
+            what = (
+                f"{type(fn).__name__} is a callable pytree with data leaves, and "
+                f"inject_hyperparams will call it as a schedule with the step count; {outcome}"
+            )
         else:
-            what = (f"this {name} function will be called with the step count, not with "
-                    f"params, and {outcome}")
+            what = (
+                f"this {name} function will be called with the step count, not with "
+                f"params, and {outcome}"
+            )
         return Finding("callable hyperparameter", "error", label, what, fix)
     if inspect.isclass(fn) or name.endswith("_dtype"):
-        return Finding("callable hyperparameter", "error", label,
-                       f"{getattr(fn, '__name__', type(fn).__name__)} is a type (a dtype?), and "
-                       "inject_hyperparams will call it with the step count as a schedule",
-                       f'pass static_args="{name}", or the dtype as a string ("bfloat16")')
+        return Finding(
+            "callable hyperparameter",
+            "error",
+            label,
+            f"{getattr(fn, '__name__', type(fn).__name__)} is a type (a dtype?), and "
+            "inject_hyperparams will call it with the step count as a schedule",
+            f'pass static_args="{name}", or the dtype as a string ("bfloat16")',
+        )
     problem, got = _what_it_returns(fn)
     if problem is None:
         return None  # a schedule, whatever kind of callable it is
-    return Finding("callable hyperparameter", "error", label,
-                   f"inject_hyperparams calls {type(fn).__name__} with the step count as a "
-                   f"schedule, and it {problem}: {got}", fix)
+    return Finding(
+        "callable hyperparameter",
+        "error",
+        label,
+        f"inject_hyperparams calls {type(fn).__name__} with the step count as a "
+        f"schedule, and it {problem}: {got}",
+        fix,
+    )
 
 
 def _labels_finding(where: str, value: Any) -> Finding:
     return Finding(
-        "callable hyperparameter", "error", f"{where}: param_labels",
+        "callable hyperparameter",
+        "error",
+        f"{where}: param_labels",
         f"{type(value).__name__} is a callable pytree, and multi_transform/partition will "
         "call it with the params (or updates) instead of reading it as the labels",
-        "pass a function that returns the labels: param_labels=lambda params: labels")
+        "pass a function that returns the labels: param_labels=lambda params: labels",
+    )
 
 
 def callable_findings(optimizer: Any) -> list[Finding]:

@@ -13,6 +13,8 @@ import html
 from dataclasses import dataclass
 from typing import Any, Literal
 
+from casebook.display import PlainText, Table
+
 __all__ = ["CheckReport", "Family", "Finding", "OptimizerCheckError", "Severity", "first_line"]
 
 Family = Literal["state drift", "non-array leaf", "callable hyperparameter", "crash"]
@@ -38,7 +40,7 @@ class Finding:
         return f"{self.severity.upper():7} {self.family}: {self.where}: {self.what}{why}"
 
 
-class CheckReport(list[Finding]):
+class CheckReport(PlainText, list[Finding]):
     """The findings of :func:`check_optimizer`, in the order they were found.
 
     ``steps`` is the number of update steps traced (per way of calling ``update``).
@@ -68,32 +70,33 @@ class CheckReport(list[Finding]):
         return {f.family for f in self.problems}
 
     def __str__(self) -> str:
-        head = (f"check_optimizer: init and {self.steps} update step(s) traced; "
-                f"{len(self.errors)} error(s), {len(self.problems) - len(self.errors)} warning(s)")
+        head = (
+            f"check_optimizer: init and {self.steps} update step(s) traced; "
+            f"{len(self.errors)} error(s), {len(self.problems) - len(self.errors)} warning(s)"
+        )
         if not self:
             return head + "; nothing found"
         return "\n".join([head] + [f"  {f}" for f in self])
 
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        p.text(str(self))
+    def table(self) -> Table:
+        """The findings as a :class:`~casebook.display.Table`, one row each."""
+        return Table(
+            ("severity", "family", "where", "what", "why"),
+            tuple((f.severity, f.family, f.where, f.what, f.why) for f in self),
+        )
 
     def _repr_html_(self) -> str:
-        head = html.escape(str(self).splitlines()[0])
-        rows = "".join(
-            "<tr>" + "".join(f"<td>{html.escape(c)}</td>" for c in
-                             (f.severity, f.family, f.where, f.what, f.why)) + "</tr>"
-            for f in self)
-        if not rows:
-            return f"<p>{head}</p>"
-        return (f"<p>{head}</p><table><thead><tr><th>severity</th><th>family</th>"
-                f"<th>where</th><th>what</th><th>why</th></tr></thead><tbody>{rows}</tbody></table>")
+        head = f"<p>{html.escape(str(self).splitlines()[0])}</p>"
+        return head + self.table()._repr_html_() if self else head
 
     def raise_if_problems(self, *, warnings: bool = False) -> CheckReport:
         """Raise :class:`OptimizerCheckError` listing the errors (and the warnings, with
         ``warnings=True``); return the report unchanged otherwise."""
         bad = self.problems if warnings else self.errors
         if bad:
-            raise OptimizerCheckError("\n".join([str(self).splitlines()[0]] + [f"  {f}" for f in bad]))
+            raise OptimizerCheckError(
+                "\n".join([str(self).splitlines()[0]] + [f"  {f}" for f in bad])
+            )
         return self
 
 

@@ -25,19 +25,23 @@ CONFIG = ROOT / "_config.yml"
 PAGES = ("notebooks/*.ipynb", "book/*.ipynb")
 TAGS = ["casebook-setup", "remove-cell"]
 
-_CELL = '''\
+_CELL = """\
 # Set-up for Colab, Binder or any Jupyter without the book's package: installs `casebook`
 # from the book's repository, then fetches the historical optax wheels the cells run.
 # Where `casebook` is already installed (the test suite, a clone after
 # `python3 -m casebook setup`) it does nothing.
-import importlib, importlib.util, os, subprocess, sys
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
 
 if importlib.util.find_spec("casebook") is None:
     source = os.environ.get("CASEBOOK_SOURCE", "{source}")
     pip = [sys.executable, "-m", "pip", "install", "-q", f"casebook[cases] @ {{source}}"]
     subprocess.run(pip, check=True)
     subprocess.run([sys.executable, "-m", "casebook", "fetch"], check=True)
-    importlib.invalidate_caches()'''
+    importlib.invalidate_caches()"""
 
 
 def repository(config: Path = CONFIG) -> tuple[str, str]:
@@ -71,9 +75,14 @@ def _is_setup(cell: dict) -> bool:
 
 def _cell(source: str) -> dict:
     lines = source.splitlines(keepends=True)
-    return {"cell_type": "code", "execution_count": None, "id": TAGS[0],
-            "metadata": {"tags": list(TAGS)},
-            "outputs": [], "source": lines}
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": TAGS[0],
+        "metadata": {"tags": list(TAGS)},
+        "outputs": [],
+        "source": lines,
+    }
 
 
 def first_code_cell(notebook: Path) -> dict | None:
@@ -84,8 +93,12 @@ def first_code_cell(notebook: Path) -> dict | None:
 def is_in_sync(notebook: Path, config: Path = CONFIG) -> bool:
     """Whether the notebook's first code cell is today's set-up cell, tagged as such."""
     cell = first_code_cell(notebook)
-    return (cell is not None and _is_setup(cell) and cell["metadata"]["tags"][:2] == TAGS
-            and "".join(cell["source"]) == setup_cell_source(config))
+    return (
+        cell is not None
+        and _is_setup(cell)
+        and cell["metadata"]["tags"][:2] == TAGS
+        and "".join(cell["source"]) == setup_cell_source(config)
+    )
 
 
 def sync(root: Path = ROOT, config: Path = CONFIG) -> list[Path]:

@@ -61,8 +61,9 @@ def _same_updates(built: Built) -> str | None:
     states = [_init(built, built.optimizer), _init(built, built.reference)]
     for k in range(2):
         mine, states[0] = _update(built, built.grads, states[0])
-        ref, states[1] = built.reference.update(built.grads, states[1], built.params,
-                                                **built.update_kwargs)
+        ref, states[1] = built.reference.update(
+            built.grads, states[1], built.params, **built.update_kwargs
+        )
         for a, b in zip(jax.tree.leaves(mine), jax.tree.leaves(ref)):
             if not np.allclose(np.asarray(a, np.float32), np.asarray(b, np.float32), atol=1e-6):
                 return f"silent: step {k + 1} updates differ from the plain optimizer's"
@@ -71,12 +72,14 @@ def _same_updates(built: Built) -> str | None:
 
 def _retyped(before: Any, after: Any) -> str | None:
     """Where a concrete state changed structure, dtype or shape (not weak type)."""
-    if jax.tree.structure(before) != jax.tree.structure(after):
+    if jax.tree.structure(before) != jax.tree.structure(after):  # type: ignore[operator]
         return "structure"
     for (path, a), b in zip(jax.tree_util.tree_leaves_with_path(before), jax.tree.leaves(after)):
         if jnp.result_type(a) != jnp.result_type(b) or jnp.shape(a) != jnp.shape(b):
-            return f"{jax.tree_util.keystr(path)} {jnp.result_type(a)}{list(jnp.shape(a))} -> " \
-                   f"{jnp.result_type(b)}{list(jnp.shape(b))}"
+            return (
+                f"{jax.tree_util.keystr(path)} {jnp.result_type(a)}{list(jnp.shape(a))} -> "
+                f"{jnp.result_type(b)}{list(jnp.shape(b))}"
+            )
     return None
 
 
@@ -119,10 +122,12 @@ def _default_like(grads: Any, params: Any) -> bool:
     """Whether ``grads`` are what the check would assume without them (zeros like the
     float leaves, same dtypes, None elsewhere), so the corpus can call it without grads."""
     default = default_grads(params)  # the rule the check itself uses
-    if jax.tree.structure(default) != jax.tree.structure(grads):
+    if jax.tree.structure(default) != jax.tree.structure(grads):  # type: ignore[operator]
         return False
-    return all(d.shape == g.shape and d.dtype == g.dtype
-               for d, g in zip(jax.tree.leaves(default), jax.tree.leaves(grads)))
+    return all(
+        d.shape == g.shape and d.dtype == g.dtype
+        for d, g in zip(jax.tree.leaves(default), jax.tree.leaves(grads))
+    )
 
 
 @dataclass(frozen=True)
@@ -130,8 +135,8 @@ class Verdict:
     """The oracle's and the check's verdicts on one set-up, and the check's time."""
 
     name: str
-    failure: str | None     # the oracle's reason, None when the set-up works
-    alarm: str | None       # the check's first problem (or exception), None when ok
+    failure: str | None  # the oracle's reason, None when the set-up works
+    alarm: str | None  # the check's first problem (or exception), None when ok
     seconds: float
 
     @property
@@ -178,9 +183,10 @@ def judge(set_up: SetUp, check: Callable[..., Any] | None = None, new_api: bool 
 
 def _load_check(path: str) -> Callable[..., Any]:
     spec = importlib.util.spec_from_file_location("casebook_check_under_test", path)
+    if spec is None or spec.loader is None:
+        raise ValueError(f"--check {path}: not a Python file")
     module = importlib.util.module_from_spec(spec)
     sys.modules[spec.name] = module  # dataclasses look their module up there
-    assert spec.loader is not None
     spec.loader.exec_module(module)
     return module.check_optimizer
 
@@ -190,11 +196,13 @@ def summary(verdicts: Sequence[Verdict]) -> str:
     times = sorted(v.seconds for v in verdicts)
     p99 = times[min(len(times) - 1, int(round(0.99 * (len(times) - 1))))]
     bad = sum(v.failure is not None for v in verdicts)
-    lines = [f"{len(verdicts)} set-ups: {bad} fail for real (oracle), {len(verdicts) - bad} work",
-             f"false alarms: {sum(v.false_alarm for v in verdicts)}",
-             f"misses: {sum(v.miss for v in verdicts)}",
-             f"check time: median {statistics.median(times):.3f} s, p99 {p99:.3f} s, "
-             f"max {times[-1]:.3f} s"]
+    lines = [
+        f"{len(verdicts)} set-ups: {bad} fail for real (oracle), {len(verdicts) - bad} work",
+        f"false alarms: {sum(v.false_alarm for v in verdicts)}",
+        f"misses: {sum(v.miss for v in verdicts)}",
+        f"check time: median {statistics.median(times):.3f} s, p99 {p99:.3f} s, "
+        f"max {times[-1]:.3f} s",
+    ]
     for v in verdicts:
         if v.false_alarm:
             lines.append(f"  FALSE ALARM {v.name}: {v.alarm}")
@@ -215,14 +223,24 @@ def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(
         prog="python -m casebook.corpus",
         description="Run check_optimizer on the corpus of real set-ups and compare with an "
-                    "oracle (real init, updates and lax.scan): false alarms, misses, timing.")
-    parser.add_argument("--representative", action="store_true",
-                        help="only the representative part that the unit tests run")
+        "oracle (real init, updates and lax.scan): false alarms, misses, timing.",
+    )
+    parser.add_argument(
+        "--representative",
+        action="store_true",
+        help="only the representative part that the unit tests run",
+    )
     parser.add_argument("-k", "--only", default="", help="only set-ups whose name contains this")
-    parser.add_argument("--check", metavar="PATH",
-                        help="judge the check_optimizer of this file (e.g. an older check.py)")
-    parser.add_argument("--old-api", action="store_true",
-                        help="call the check as its first version could be called (without update_params, grads_dtype or steps=None)")
+    parser.add_argument(
+        "--check",
+        metavar="PATH",
+        help="judge the check_optimizer of this file (e.g. an older check.py)",
+    )
+    parser.add_argument(
+        "--old-api",
+        action="store_true",
+        help="call the check as its first version could be called (without update_params, grads_dtype or steps=None)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per set-up")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     check = _load_check(args.check) if args.check else None
@@ -235,8 +253,11 @@ def main(argv: list[str] | None = None) -> int:
         verdict = judge(set_up, check, new_api=not args.old_api)
         verdicts.append(verdict)
         if args.verbose:
-            print(f"{verdict.seconds:6.3f}s {set_up.name:50} oracle: {verdict.failure or 'works'}"
-                  f" | check: {verdict.alarm or 'ok'}", flush=True)
+            print(
+                f"{verdict.seconds:6.3f}s {set_up.name:50} oracle: {verdict.failure or 'works'}"
+                f" | check: {verdict.alarm or 'ok'}",
+                flush=True,
+            )
     print(f"jax {jax.__version__}, {jax.default_backend()}; " + summary(verdicts))
     return int(any(v.false_alarm or v.miss for v in verdicts))
 

@@ -34,12 +34,12 @@ class Built:
     """One set-up, ready to run: everything the check and the oracle need."""
 
     optimizer: Any
-    params: Any                 # what update gets (a whole model is allowed)
-    grads: Any                  # the concrete grads (None where filter_grad gives None)
-    init_params: Any = None     # what init gets, when it differs from params
+    params: Any  # what update gets (a whole model is allowed)
+    grads: Any  # the concrete grads (None where filter_grad gives None)
+    init_params: Any = None  # what init gets, when it differs from params
     update_kwargs: dict[str, Any] = field(default_factory=dict)
-    with_params: bool = True    # update(grads, state, params) or update(grads, state)
-    reference: Any = None       # an optimizer whose updates must match (silent bugs)
+    with_params: bool = True  # update(grads, state, params) or update(grads, state)
+    reference: Any = None  # an optimizer whose updates must match (silent bugs)
     check_kwargs: dict[str, Any] = field(default_factory=dict)  # e.g. grads_dtype
 
 
@@ -69,16 +69,21 @@ class Buffers(eqx.Module):
 
 def grads_like(params: Any, dtype: Any = None) -> Any:
     """Concrete grads: a fixed pattern on the float leaves, None elsewhere."""
+
     def one(x: Any) -> Any:
         if isinstance(x, jax.Array) and jnp.issubdtype(x.dtype, jnp.inexact):
-            return (0.1 * jnp.cos(jnp.arange(x.size, dtype=jnp.float32)).reshape(x.shape)
-                    ).astype(dtype or x.dtype)
+            return (0.1 * jnp.cos(jnp.arange(x.size, dtype=jnp.float32)).reshape(x.shape)).astype(
+                dtype or x.dtype
+            )
         return None
+
     return jax.tree.map(one, params)
 
 
 def param_kind(kind: str, dtype: Any) -> tuple[Any, Any, Any, bool]:
     """(params for update, params for init, grads, update gets params) of one kind."""
+    params: Any
+    model: Any
     key = jax.random.key(0)
     if kind == "dict":
         params = {"w": jax.random.normal(key, (4, 3)).astype(dtype), "b": jnp.full(3, 0.5, dtype)}
@@ -88,16 +93,28 @@ def param_kind(kind: str, dtype: Any) -> tuple[Any, Any, Any, bool]:
         return params, None, grads_like(params), True
     if kind == "mlp":  # the equinox examples: arrays only, update(grads, state) as in many
         model = eqx.nn.MLP(3, 2, 4, 1, key=key)
-        params = jax.tree.map(lambda x: x.astype(dtype) if eqx.is_inexact_array(x) else x,
-                              eqx.filter(model, eqx.is_inexact_array))
+        params = jax.tree.map(
+            lambda x: x.astype(dtype) if eqx.is_inexact_array(x) else x,
+            eqx.filter(model, eqx.is_inexact_array),
+        )
         return params, None, grads_like(params), False
-    model = Buffers(jax.random.normal(key, (3, 3)).astype(dtype), jnp.zeros(3, dtype),
-                    jnp.arange(3), jnp.array([True, False, True]), jax.random.key(1))
+    model = Buffers(
+        jax.random.normal(key, (3, 3)).astype(dtype),
+        jnp.zeros(3, dtype),
+        jnp.arange(3),
+        jnp.array([True, False, True]),
+        jax.random.key(1),
+    )
     return model, eqx.filter(model, eqx.is_inexact_array), grads_like(model), True
 
 
-def _standard(factory: Callable[[], Any], kind: str, precision: str, *,
-              update_kwargs: Callable[[Any, Any], dict[str, Any]] | None = None) -> Built:
+def _standard(
+    factory: Callable[[], Any],
+    kind: str,
+    precision: str,
+    *,
+    update_kwargs: Callable[[Any, Any], dict[str, Any]] | None = None,
+) -> Built:
     params, init_params, grads, with_params = param_kind(kind, PRECISIONS[precision])
     kwargs = update_kwargs(params, grads) if update_kwargs else {}
     return Built(factory(), params, grads, init_params, kwargs, with_params or bool(kwargs))
@@ -112,8 +129,12 @@ def _value_kwargs(params: Any, grads: Any) -> dict[str, Any]:
 
 def _lbfgs_kwargs(params: Any, grads: Any) -> dict[str, Any]:
     def f(p: Any) -> Any:
-        return sum(jnp.sum(jnp.square(x.astype(jnp.float32))) for x in jax.tree.leaves(p)
-                   if jnp.issubdtype(x.dtype, jnp.inexact)).astype(jax.tree.leaves(p)[0].dtype)
+        return sum(  # type: ignore[union-attr]
+            jnp.sum(jnp.square(x.astype(jnp.float32)))
+            for x in jax.tree.leaves(p)
+            if jnp.issubdtype(x.dtype, jnp.inexact)
+        ).astype(jax.tree.leaves(p)[0].dtype)
+
     return {"value": f(params), "grad": grads, "value_fn": f}
 
 
@@ -145,7 +166,9 @@ ALIASES: dict[str, Callable[[], Any]] = {
     "sign_sgd": lambda: optax.sign_sgd(1e-2),
     "sm3": lambda: optax.sm3(1e-2),
     "yogi": lambda: optax.yogi(1e-2),
-    "adamw-mask-tree": lambda: optax.adamw(1e-2, mask=lambda p: jax.tree.map(lambda x: x.ndim > 1, p)),
+    "adamw-mask-tree": lambda: optax.adamw(
+        1e-2, mask=lambda p: jax.tree.map(lambda x: x.ndim > 1, p)
+    ),
     "muon": lambda: optax.contrib.muon(1e-2),
     "dog": lambda: optax.contrib.dog(),
     "dowg": lambda: optax.contrib.dowg(),
@@ -155,8 +178,7 @@ ALIASES: dict[str, Callable[[], Any]] = {
     "cocob": lambda: optax.contrib.cocob(),
     "sophia": lambda: optax.contrib.sophia(1e-2),
 }
-NEEDS_VALUE = {"polyak_sgd": lambda: optax.polyak_sgd(),
-               "momo": lambda: optax.contrib.momo()}
+NEEDS_VALUE = {"polyak_sgd": lambda: optax.polyak_sgd(), "momo": lambda: optax.contrib.momo()}
 TRANSFORMS: dict[str, Callable[[], Any]] = {
     "clip": lambda: optax.clip(1.0),
     "clip_by_global_norm": lambda: optax.clip_by_global_norm(1.0),
@@ -188,49 +210,69 @@ TRANSFORMS: dict[str, Callable[[], Any]] = {
 WRAPPERS: dict[str, Callable[[], Any]] = {
     "MultiSteps": lambda: optax.MultiSteps(optax.adam(1e-2), every_k_schedule=2),
     "MultiSteps-zero_nans": lambda: optax.MultiSteps(
-        optax.chain(optax.zero_nans(), optax.sgd(1e-2)), every_k_schedule=2),
+        optax.chain(optax.zero_nans(), optax.sgd(1e-2)), every_k_schedule=2
+    ),
     "apply_if_finite": lambda: optax.apply_if_finite(optax.adam(1e-2), 3),
     "chain-clip-adamw": lambda: optax.chain(optax.clip_by_global_norm(1.0), optax.adamw(1e-2)),
-    "masked-tree": lambda: optax.masked(optax.adam(1e-2), lambda p: jax.tree.map(lambda x: x.ndim > 1, p)),
+    "masked-tree": lambda: optax.masked(
+        optax.adam(1e-2), lambda p: jax.tree.map(lambda x: x.ndim > 1, p)
+    ),
     "inject-schedule": lambda: optax.inject_hyperparams(optax.adam)(
-        optax.warmup_cosine_decay_schedule(0.0, 1e-2, 2, 10)),
+        optax.warmup_cosine_decay_schedule(0.0, 1e-2, 2, 10)
+    ),
     "inject-static-mask": lambda: optax.inject_hyperparams(optax.adamw, static_args="mask")(
-        1e-2, mask=lambda p: jax.tree.map(lambda x: x.ndim > 1, p)),
+        1e-2, mask=lambda p: jax.tree.map(lambda x: x.ndim > 1, p)
+    ),
     "inject_stateful": lambda: optax.inject_stateful_hyperparams(optax.sgd)(1e-2),
     "partition-by-ndim": lambda: optax.partition(
         {"m": optax.adam(1e-2), "v": optax.sgd(1e-2)},
-        lambda p: jax.tree.map(lambda x: "m" if x.ndim > 1 else "v", p)),
-    "reduce_on_plateau": lambda: optax.chain(optax.adam(1e-2),
-                                             optax.contrib.reduce_on_plateau(patience=2)),
+        lambda p: jax.tree.map(lambda x: "m" if x.ndim > 1 else "v", p),
+    ),
+    "reduce_on_plateau": lambda: optax.chain(
+        optax.adam(1e-2), optax.contrib.reduce_on_plateau(patience=2)
+    ),
 }
 
 
 def _alias_set_ups() -> Iterator[SetUp]:
     for name, factory in ALIASES.items():
         for kind in ("dict", "vector", "mlp", "buffers"):
-            yield SetUp(f"{name}/{kind}/f32", lambda f=factory, k=kind: _standard(f, k, "f32"),
-                        representative=(name, kind) in {("adam", "dict"), ("adamw", "buffers"),
-                                                        ("lion", "mlp")})
+            yield SetUp(
+                f"{name}/{kind}/f32",
+                lambda f=factory, k=kind: _standard(f, k, "f32"),
+                representative=(name, kind)
+                in {("adam", "dict"), ("adamw", "buffers"), ("lion", "mlp")},
+            )
         for precision in ("bf16", "f64"):
-            yield SetUp(f"{name}/dict/{precision}",
-                        lambda f=factory, p=precision: _standard(f, "dict", p), x64=precision == "f64")
+            yield SetUp(
+                f"{name}/dict/{precision}",
+                lambda f=factory, p=precision: _standard(f, "dict", p),
+                x64=precision == "f64",
+            )
     for name, factory in NEEDS_VALUE.items():
         for precision in ("f32", "bf16", "f64"):
-            yield SetUp(f"{name}/dict/{precision}",
-                        lambda f=factory, p=precision: _standard(f, "dict", p, update_kwargs=_value_kwargs),
-                        x64=precision == "f64")
+            yield SetUp(
+                f"{name}/dict/{precision}",
+                lambda f=factory, p=precision: _standard(f, "dict", p, update_kwargs=_value_kwargs),
+                x64=precision == "f64",
+            )
     for precision in ("f32", "f64"):
-        yield SetUp(f"lbfgs/vector/{precision}",
-                    lambda p=precision: _standard(optax.lbfgs, "vector", p, update_kwargs=_lbfgs_kwargs),
-                    x64=precision == "f64")
+        yield SetUp(
+            f"lbfgs/vector/{precision}",
+            lambda p=precision: _standard(optax.lbfgs, "vector", p, update_kwargs=_lbfgs_kwargs),
+            x64=precision == "f64",
+        )
 
 
 def _transform_set_ups() -> Iterator[SetUp]:
     for name, factory in {**TRANSFORMS, **WRAPPERS}.items():
         for precision in ("f32", "bf16", "f64"):
-            yield SetUp(f"{name}/dict/{precision}",
-                        lambda f=factory, p=precision: _standard(f, "dict", p), x64=precision == "f64",
-                        representative=name in {"monitor", "MultiSteps-zero_nans"} and precision == "f32")
+            yield SetUp(
+                f"{name}/dict/{precision}",
+                lambda f=factory, p=precision: _standard(f, "dict", p),
+                x64=precision == "f64",
+                representative=name in {"monitor", "MultiSteps-zero_nans"} and precision == "f32",
+            )
         yield SetUp(f"{name}/buffers/f32", lambda f=factory: _standard(f, "buffers", "f32"))
 
 

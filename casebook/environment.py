@@ -57,7 +57,8 @@ def python_problem(version: tuple[int, int] | None = None) -> str | None:
         f"  uv python install {want}        (then: uv run --python {want} python -m casebook ...)\n"
         f"  your system's package, e.g. apt install python{want}, brew install python@{want}\n"
         f"  the installer from https://www.python.org/downloads/\n"
-        f"and run the same command with it, e.g. python{want} -m casebook test")
+        f"and run the same command with it, e.g. python{want} -m casebook test"
+    )
 
 
 def check_python() -> None:
@@ -97,7 +98,10 @@ def _remove_old_pth(py: Path) -> None:
     install replaces it, and two routes to one package must not coexist."""
     purelib = subprocess.run(
         [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True, capture_output=True, text=True).stdout.strip()
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
     old = Path(purelib) / "casebook-repo.pth"
     if old.exists():
         old.unlink()
@@ -113,8 +117,11 @@ def setup(gpu: bool = False) -> Path:
     t0 = time.perf_counter()
     want_version = f"{sys.version_info[0]}.{sys.version_info[1]}"
     if VENV.exists() and _venv_version(VENV) != want_version:
-        print(f"casebook: {VENV} was made with Python {_venv_version(VENV) or '?'}; "
-              f"remaking it with Python {want_version}", flush=True)
+        print(
+            f"casebook: {VENV} was made with Python {_venv_version(VENV) or '?'}; "
+            f"remaking it with Python {want_version}",
+            flush=True,
+        )
         shutil.rmtree(VENV)
     py = venv_python()
     if not py.exists():
@@ -129,8 +136,11 @@ def setup(gpu: bool = False) -> Path:
         _remove_old_pth(py)
         stamp.write_text(want)
     sh([py, "-m", "casebook", "fetch"], cwd=ROOT)
-    print(f"casebook: environment ready in {time.perf_counter() - t0:.0f} s ({VENV}, "
-          f"Python {want_version})", flush=True)
+    print(
+        f"casebook: environment ready in {time.perf_counter() - t0:.0f} s ({VENV}, "
+        f"Python {want_version})",
+        flush=True,
+    )
     return py
 
 
@@ -146,22 +156,51 @@ def lock() -> None:
         uv = str(py.parent / "uv")
     today = datetime.date.today().isoformat()
     low = _dotted(SUPPORTED[0])
-    compile_ = [uv, "pip", "compile", PYPROJECT, "--extra", "book", "--generate-hashes",
-                "--no-header", "--upgrade", "--quiet"]
+    compile_ = [
+        uv,
+        "pip",
+        "compile",
+        PYPROJECT,
+        "--extra",
+        "book",
+        "--generate-hashes",
+        "--no-header",
+        "--upgrade",
+        "--quiet",
+    ]
     sh([*compile_, "--universal", "--python-version", low, "-o", REQUIREMENTS], cwd=ROOT)
-    sh([*compile_, "--extra", "cuda13", "--python-platform", "x86_64-manylinux_2_28",
-        "--python-version", _dotted(PREFERRED), "-c", REQUIREMENTS, "-o", GPU_REQUIREMENTS],
-       cwd=ROOT)
+    sh(
+        [
+            *compile_,
+            "--extra",
+            "cuda13",
+            "--python-platform",
+            "x86_64-manylinux_2_28",
+            "--python-version",
+            _dotted(PREFERRED),
+            "-c",
+            REQUIREMENTS,
+            "-o",
+            GPU_REQUIREMENTS,
+        ],
+        cwd=ROOT,
+    )
     header = {
-        REQUIREMENTS: (f"# The lock: every package the book runs on, exact pins and sha256 hashes, for\n"
-                       f"# Python {', '.join(_dotted(v) for v in SUPPORTED)} on any platform (environment markers).\n"),
-        GPU_REQUIREMENTS: ("# The same lock with the CUDA 13 build of jax, for Linux x86_64 and Python "
-                           f"{_dotted(PREFERRED)};\n# constrained to requirements.txt, so every shared pin agrees.\n"),
+        REQUIREMENTS: (
+            f"# The lock: every package the book runs on, exact pins and sha256 hashes, for\n"
+            f"# Python {', '.join(_dotted(v) for v in SUPPORTED)} on any platform (environment markers).\n"
+        ),
+        GPU_REQUIREMENTS: (
+            "# The same lock with the CUDA 13 build of jax, for Linux x86_64 and Python "
+            f"{_dotted(PREFERRED)};\n# constrained to requirements.txt, so every shared pin agrees.\n"
+        ),
     }
     for path, text in header.items():
         body = path.read_text()
-        path.write_text(f"{text}# Locked on {today} from pyproject.toml by `python3 -m casebook lock`.\n"
-                        f"# Install: pip install --require-hashes --no-deps -r {path.name}\n{body}")
+        path.write_text(
+            f"{text}# Locked on {today} from pyproject.toml by `python3 -m casebook lock`.\n"
+            f"# Install: pip install --require-hashes --no-deps -r {path.name}\n{body}"
+        )
     print(f"casebook: locked on {today}: {REQUIREMENTS.name}, {GPU_REQUIREMENTS.name}")
 
 

@@ -41,8 +41,9 @@ print(json.dumps([{"key": r.trigger.key, "status": r.status, "recorded": r.trigg
 
 
 def _installed(py: Path) -> dict[str, str]:
-    out = subprocess.run([py, "-m", "pip", "list", "--format=json"], check=True,
-                         capture_output=True, text=True).stdout
+    out = subprocess.run(
+        [py, "-m", "pip", "list", "--format=json"], check=True, capture_output=True, text=True
+    ).stdout
     return {p["name"].lower(): p["version"] for p in json.loads(out)}
 
 
@@ -72,8 +73,9 @@ def watch(report: Path | None) -> int:
     newest = _installed(py)
     locked = environment.locked_versions(WATCHED)
     versions = ", ".join(f"{n} {newest.get(n, '?')}" for n in WATCHED)
-    bumped = [f"{n} {locked.get(n)} → {newest.get(n)}" for n in WATCHED
-              if newest.get(n) != locked.get(n)]
+    bumped = [
+        f"{n} {locked.get(n)} → {newest.get(n)}" for n in WATCHED if newest.get(n) != locked.get(n)
+    ]
     lines.append(f"Newest releases: {versions}.")
     lines.append("Newer than the lock: " + (", ".join(bumped) if bumped else "none") + ".")
 
@@ -87,15 +89,29 @@ def watch(report: Path | None) -> int:
     lines += [f"  - {r['key']}: {r['recorded']} → {r['status']} ({r['detail']})" for r in changed]
 
     junit = VENV / "pages.xml"
-    subprocess.run([py, "-m", "pytest", "--nbmake", "-q", "-p", "no:cacheprovider",
-                    f"--junitxml={junit}", *PAGES], cwd=ROOT)
+    subprocess.run(
+        [
+            py,
+            "-m",
+            "pytest",
+            "--nbmake",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            f"--junitxml={junit}",
+            *PAGES,
+        ],
+        cwd=ROOT,
+    )
     failed = _failed_pages(junit) if junit.exists() else ["(pytest wrote no report)"]
     lines.append(f"Pages that fail on the newest releases: {len(failed)}.")
     lines += [f"  - {name}" for name in failed]
 
     differs = bool(changed or failed)
-    lines.append("Verdict: " + ("something changed; see above." if differs
-                                else "the book holds on the newest releases."))
+    lines.append(
+        "Verdict: "
+        + ("something changed; see above." if differs else "the book holds on the newest releases.")
+    )
     text = "\n".join(lines)
     print(text)
     if report:
@@ -105,6 +121,8 @@ def watch(report: Path | None) -> int:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python3 -m casebook latest", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python3 -m casebook latest", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("--report", type=Path, help="also write the report (markdown) here")
     return watch(parser.parse_args(argv).report)

@@ -28,12 +28,24 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from casebook.bench import Table, TableDisplay, Timings, _number, _pick_unit
+from casebook.bench import Timings
+from casebook.display import PlainText, Table, TableDisplay, format_number, pick_unit
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["MeasuredOn", "MeasuredOnSet", "RECORD_ENV", "STORE", "load", "measured_on", "measured_on_many", "save", "versions"]
+__all__ = [
+    "MeasuredOn",
+    "MeasuredOnSet",
+    "RECORD_ENV",
+    "STORE",
+    "load",
+    "measured_on",
+    "measured_on_many",
+    "save",
+    "slug",
+    "versions",
+]
 
 STORE = Path(__file__).resolve().parent.parent / "book" / "measurements"
 """Where stored runs live: ``book/measurements/<case>/<bench>/<backend>-<device>.json``."""
@@ -55,7 +67,9 @@ def versions(packages: Iterable[str] = PACKAGES) -> dict[str, str]:
     return found
 
 
-def _slug(text: str) -> str:
+def slug(text: str) -> str:
+    """``text`` as a file-name part: lower case, runs of other characters as one ``-``
+    (``"gpu: NVIDIA H100"`` -> ``gpu-nvidia-h100``)."""
     return re.sub(r"[^a-z0-9]+", "-", text.lower()).strip("-")
 
 
@@ -64,8 +78,14 @@ def _check_name(kind: str, name: str) -> None:
         raise ValueError(f"{kind} name {name!r}: use lower-case letters, digits and '-'")
 
 
-def save(timings: Timings, case: str, bench: str, *, store: Path | None = None,
-         package_versions: Mapping[str, str] | None = None) -> Path:
+def save(
+    timings: Timings,
+    case: str,
+    bench: str,
+    *,
+    store: Path | None = None,
+    package_versions: Mapping[str, str] | None = None,
+) -> Path:
     """Store ``timings`` as the run of benchmark ``bench`` of ``case`` on its device.
 
     ``package_versions`` defaults to :func:`versions` of this process; pass the versions
@@ -77,7 +97,9 @@ def save(timings: Timings, case: str, bench: str, *, store: Path | None = None,
     meta = dict(timings.meta)
     meta["versions"] = dict(package_versions or meta.get("versions") or versions())
     device = meta.get("device", "unknown device")
-    path = (store or STORE) / case / bench / f"{_slug(meta.get('backend', 'cpu'))}-{_slug(device)}.json"
+    path = (
+        (store or STORE) / case / bench / f"{slug(meta.get('backend', 'cpu'))}-{slug(device)}.json"
+    )
     path.parent.mkdir(parents=True, exist_ok=True)
     data = Timings(timings.wall, timings.cpu, timings.faults, meta).to_dict()
     tmp = path.with_suffix(".json.tmp")
@@ -118,12 +140,22 @@ class MeasuredOn(TableDisplay):
         header = ("measured on", "source", "date", "jax", "optax", *self.variants)
         rows = []
         for source, t in self.runs:
-            unit, scale = _pick_unit(max(t.median(n) for n in t.names))
-            medians = [f"{_number(t.median(v) * scale)} {unit}" if v in t.wall else "-"
-                       for v in self.variants]
+            unit, scale = pick_unit(max(t.median(n) for n in t.names))
+            medians = [
+                f"{format_number(t.median(v) * scale)} {unit}" if v in t.wall else "-"
+                for v in self.variants
+            ]
             pinned = t.meta.get("versions") or {"jax": t.meta.get("jax", "?")}
-            rows.append((t.meta.get("device", "?"), source, str(t.meta.get("date", "?"))[:10],
-                         pinned.get("jax", "?"), pinned.get("optax", "-"), *medians))
+            rows.append(
+                (
+                    t.meta.get("device", "?"),
+                    source,
+                    str(t.meta.get("date", "?"))[:10],
+                    pinned.get("jax", "?"),
+                    pinned.get("optax", "-"),
+                    *medians,
+                )
+            )
         return Table(header, tuple(rows), f"{self.case} / {self.bench}: median wall time per call")
 
     def plot(self, ax: Axes | None = None) -> Axes:
@@ -135,14 +167,20 @@ class MeasuredOn(TableDisplay):
         if ax is None:
             _, ax = plt.subplots(figsize=(9.6, 0.9 + 0.35 * len(variants) * len(runs)))
         height = 0.8 / len(runs)
-        unit, scale = _pick_unit(min(t.median(n) for _, t in runs for n in t.names))
+        unit, scale = pick_unit(min(t.median(n) for _, t in runs for n in t.names))
         for i, (source, t) in enumerate(runs):
             ys = [j + i * height for j, v in enumerate(variants) if v in t.wall]
             names = [v for v in variants if v in t.wall]
             med = np.array([t.median(v) for v in names]) * scale
             q = np.array([t.iqr(v) for v in names]) * scale
-            ax.barh(ys, med, height=height, xerr=[med - q[:, 0], q[:, 1] - med], capsize=2,
-                    label=f"{t.meta.get('device', '?')} ({source})")
+            ax.barh(
+                ys,
+                med,
+                height=height,
+                xerr=[med - q[:, 0], q[:, 1] - med],
+                capsize=2,
+                label=f"{t.meta.get('device', '?')} ({source})",
+            )
         ax.set_yticks([j + 0.4 - height / 2 for j in range(len(variants))], variants)
         ax.invert_yaxis()
         ax.set_xscale("log")
@@ -152,9 +190,15 @@ class MeasuredOn(TableDisplay):
         return ax
 
 
-def measured_on(case: str, bench: str, live: Timings | None = None, *,
-                store: Path | None = None, record: bool | None = None,
-                package_versions: Mapping[str, str] | None = None) -> MeasuredOn:
+def measured_on(
+    case: str,
+    bench: str,
+    live: Timings | None = None,
+    *,
+    store: Path | None = None,
+    record: bool | None = None,
+    package_versions: Mapping[str, str] | None = None,
+) -> MeasuredOn:
     """The stored runs of a benchmark plus ``live`` (this run's timings).
 
     With ``record`` (default: ``CASEBOOK_RECORD=1`` in the environment) the live run is
@@ -176,7 +220,7 @@ def measured_on(case: str, bench: str, live: Timings | None = None, *,
     return MeasuredOn(case, bench, runs)
 
 
-class MeasuredOnSet(list[MeasuredOn]):
+class MeasuredOnSet(PlainText, list[MeasuredOn]):
     """Several benchmarks of one case, each a :class:`MeasuredOn`; one table per
     benchmark and one figure with a panel per benchmark."""
 
@@ -186,16 +230,18 @@ class MeasuredOnSet(list[MeasuredOn]):
     def _repr_html_(self) -> str:
         return "".join(m._repr_html_() for m in self)
 
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        p.text(str(self))
-
     def plot(self) -> Any:
         """One figure, one :meth:`MeasuredOn.plot` panel per benchmark; returns it."""
         import matplotlib.pyplot as plt
 
         heights = [0.9 + 0.35 * len(m.variants) * len(m.runs) for m in self]
-        fig, axes = plt.subplots(len(self), 1, figsize=(9.6, sum(heights)),
-                                 gridspec_kw={"height_ratios": heights}, squeeze=False)
+        fig, axes = plt.subplots(
+            len(self),
+            1,
+            figsize=(9.6, sum(heights)),
+            gridspec_kw={"height_ratios": heights},
+            squeeze=False,
+        )
         for m, ax in zip(self, axes[:, 0]):
             m.plot(ax)
         fig.tight_layout()
@@ -205,4 +251,4 @@ class MeasuredOnSet(list[MeasuredOn]):
 def measured_on_many(case: str, live: Mapping[str, Timings], **kwargs: Any) -> MeasuredOnSet:
     """:func:`measured_on` for each ``{bench name: live timings}``; names are slugged
     (``"D = 10"`` is stored as ``d-10``)."""
-    return MeasuredOnSet(measured_on(case, _slug(name), t, **kwargs) for name, t in live.items())
+    return MeasuredOnSet(measured_on(case, slug(name), t, **kwargs) for name, t in live.items())

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from casebook import records
-from casebook.bench import Table, TableDisplay
+from casebook.display import Table, TableDisplay
 
 STORE = records.STORE / "runs"
 ROOT = records.STORE.parent.parent
@@ -45,24 +45,32 @@ def run_pages(paths: list[str], *, timeout: int = 900) -> dict:
     outcomes = {}
     for page in _pages(paths):
         t0 = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-m", "pytest", "--nbmake", "-q",
-                               "-p", "no:cacheprovider", page], cwd=ROOT,
-                              capture_output=True, text=True, timeout=timeout)
+        proc = subprocess.run(
+            [sys.executable, "-m", "pytest", "--nbmake", "-q", "-p", "no:cacheprovider", page],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+        )
         seconds = round(time.perf_counter() - t0, 1)
         outcomes[page] = {"passed": proc.returncode == 0, "seconds": seconds}
         print(f"{'PASS' if proc.returncode == 0 else 'FAIL'} {page} ({seconds} s)", flush=True)
         if proc.returncode:
             print(proc.stdout[-3000:], flush=True)
-    return {"device": device_label(), "date": datetime.date.today().isoformat(),
-            "python": platform.python_version(), "versions": records.versions(),
-            "pages": outcomes}
+    return {
+        "device": device_label(),
+        "date": datetime.date.today().isoformat(),
+        "python": platform.python_version(),
+        "versions": records.versions(),
+        "pages": outcomes,
+    }
 
 
 def save(record: dict, store: Path = STORE) -> Path:
     """Store ``record`` as this device's run. An earlier record of the same device, date
     and versions keeps the pages this run did not repeat; any other is replaced."""
     store.mkdir(parents=True, exist_ok=True)
-    path = store / f"{records._slug(record['device'])}.json"
+    path = store / f"{records.slug(record['device'])}.json"
     if path.exists():
         old = json.loads(path.read_text())
         if all(old.get(k) == record[k] for k in ("date", "python", "versions")):
@@ -82,21 +90,41 @@ class RunsTable(TableDisplay):
     runs: list[dict]
 
     def table(self) -> Table:
-        pages = sorted({p for run in self.runs for p in run["pages"]},
-                       key=lambda page: (not page.startswith("notebooks/"), page))
-        head = ["device", "date", "python", "jax", "optax", "equinox", "diffrax",
-                *(Path(p).stem.split("-")[0] for p in pages)]
+        pages = sorted(
+            {p for run in self.runs for p in run["pages"]},
+            key=lambda page: (not page.startswith("notebooks/"), page),
+        )
+        head = [
+            "device",
+            "date",
+            "python",
+            "jax",
+            "optax",
+            "equinox",
+            "diffrax",
+            *(Path(p).stem.split("-")[0] for p in pages),
+        ]
         rows = []
         for run in self.runs:
-            cells = [run["device"], run["date"], run["python"],
-                     *(run["versions"].get(n, "-") for n in ("jax", "optax", "equinox", "diffrax"))]
+            cells = [
+                run["device"],
+                run["date"],
+                run["python"],
+                *(run["versions"].get(n, "-") for n in ("jax", "optax", "equinox", "diffrax")),
+            ]
             for page in pages:
                 got = run["pages"].get(page)
-                cells.append("-" if got is None else
-                             f"{'pass' if got['passed'] else 'FAIL'} ({got['seconds']:.0f} s)")
+                cells.append(
+                    "-"
+                    if got is None
+                    else f"{'pass' if got['passed'] else 'FAIL'} ({got['seconds']:.0f} s)"
+                )
             rows.append(cells)
-        return Table(tuple(head), tuple(tuple(r) for r in rows),
-                     caption="Stored runs of every executed page (pytest --nbmake)")
+        return Table(
+            tuple(head),
+            tuple(tuple(r) for r in rows),
+            caption="Stored runs of every executed page (pytest --nbmake)",
+        )
 
 
 def table(store: Path = STORE) -> RunsTable:
@@ -104,7 +132,9 @@ def table(store: Path = STORE) -> RunsTable:
 
 
 def main(argv: list[str]) -> int:
-    parser = argparse.ArgumentParser(prog="python -m casebook.runs", description=__doc__.split("\n\n")[0])
+    parser = argparse.ArgumentParser(
+        prog="python -m casebook.runs", description=__doc__.split("\n\n")[0]
+    )
     parser.add_argument("pages", nargs="*", default=list(DEFAULT_PAGES))
     parser.add_argument("--store", type=Path, default=STORE)
     args = parser.parse_args(argv)

@@ -13,13 +13,14 @@ import platform
 from dataclasses import dataclass, field
 
 from casebook import environment, records, releases
+from casebook.display import PlainText
 
 #: The packages whose versions every page states.
 PACKAGES = records.PACKAGES
 
 
 @dataclass(frozen=True)
-class Stack:
+class Stack(PlainText):
     """What a page ran on: Python, the packages' versions, the device, and the lock's view."""
 
     python: str
@@ -31,24 +32,27 @@ class Stack:
     @property
     def off_lock(self) -> dict[str, tuple[str, str]]:
         """``{name: (installed, locked)}`` for each package that differs from the lock."""
-        return {n: (v, self.locked[n]) for n, v in self.versions.items()
-                if n in self.locked and self.locked[n] != v}
+        return {
+            n: (v, self.locked[n])
+            for n, v in self.versions.items()
+            if n in self.locked and self.locked[n] != v
+        }
 
     def _lock_note(self) -> str:
         if not self.locked:
             return "no lock at hand (casebook installed as a package)"
         if self.off_lock:
             return "differs from the lock: " + ", ".join(
-                f"{n} {got} (locked {want})" for n, (got, want) in self.off_lock.items())
+                f"{n} {got} (locked {want})" for n, (got, want) in self.off_lock.items()
+            )
         return f"the versions of requirements.txt, locked {self.locked_on or 'on an unknown date'}"
 
     def __str__(self) -> str:
         packages = ", ".join(f"{n} {v}" for n, v in self.versions.items())
         note = self._lock_note()
-        return f"Ran on Python {self.python}, {packages}; {self.device}. {note[0].upper()}{note[1:]}."
-
-    def _repr_pretty_(self, p, cycle) -> None:
-        p.text(str(self))
+        return (
+            f"Ran on Python {self.python}, {packages}; {self.device}. {note[0].upper()}{note[1:]}."
+        )
 
     def _repr_html_(self) -> str:
         return f'<p class="casebook-stack">{html.escape(str(self))}</p>'
@@ -59,7 +63,13 @@ def ran_on(*extra: str) -> Stack:
     from casebook.bench import device_label
 
     versions = records.versions((*PACKAGES, *extra))
-    locked = environment.locked_versions(tuple(versions)) if releases.running_from_checkout() else {}
-    return Stack(python=platform.python_version(), versions=versions,
-                 device=device_label(), locked=locked,
-                 locked_on=environment.locked_on() if locked else "")
+    locked = (
+        environment.locked_versions(tuple(versions)) if releases.running_from_checkout() else {}
+    )
+    return Stack(
+        python=platform.python_version(),
+        versions=versions,
+        device=device_label(),
+        locked=locked,
+        locked_on=environment.locked_on() if locked else "",
+    )

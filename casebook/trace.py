@@ -21,7 +21,6 @@ printable in a notebook cell (and assertable in the cell after it):
 from __future__ import annotations
 
 import contextlib
-import html
 import re
 from collections import Counter
 from collections.abc import Callable, Iterator, Mapping, Sequence
@@ -32,6 +31,8 @@ import jax
 import numpy as np
 from jax.extend.core import ClosedJaxpr, Jaxpr, jaxprs_in_params
 from jax.tree_util import KeyPath, keystr
+
+from casebook.display import Cell, PlainText, Table
 
 __all__ = [
     "CondCall",
@@ -46,6 +47,7 @@ __all__ = [
     "jaxpr_text",
     "non_array_leaves",
     "record_cond_branches",
+    "shorten",
     "show_jaxpr",
     "state_drift",
     "treedef_diff",
@@ -59,7 +61,7 @@ _PYTHON_SCALARS = (bool, int, float, complex)
 _ELISION = "    ..."
 
 
-class _Listing(list[_T]):
+class _Listing(PlainText, list[_T]):
     """A list result that prints one line per item (``empty_text`` when empty),
     also as the plain-text display in IPython/Jupyter."""
 
@@ -68,11 +70,8 @@ class _Listing(list[_T]):
     def __str__(self) -> str:
         return "\n".join(map(str, self)) if self else self.empty_text
 
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        p.text(str(self))
 
-
-def _shorten(text: str, width: int = 72) -> str:
+def shorten(text: str, width: int = 72) -> str:
     """Cut ``text`` to ``width`` characters, marking the cut with '...'."""
     return text if len(text) <= width else text[: width - 3] + "..."
 
@@ -155,18 +154,15 @@ class DriftReport(_Listing[Drift]):
             return f"<p>{self.empty_text}</p>"
         with_step = any(d.step is not None for d in self)
         header = (["step"] if with_step else []) + ["path", "kind", "before", "after"]
-        rows = []
-        for d in self:
-            cells = ([str(d.step)] if with_step else []) + [
-                _path_text(d.path),
-                d.kind,
-                d.before,
-                d.after,
-            ]
-            rows.append("".join(f"<td><code>{html.escape(c)}</code></td>" for c in cells))
-        head = "".join(f"<th>{h}</th>" for h in header)
-        body = "".join(f"<tr>{r}</tr>" for r in rows)
-        return f"<table><thead><tr>{head}</tr></thead><tbody>{body}</tbody></table>"
+        rows = tuple(
+            tuple(
+                Cell(c, code=True)
+                for c in ([str(d.step)] if with_step else [])
+                + [_path_text(d.path), d.kind, d.before, d.after]
+            )
+            for d in self
+        )
+        return Table(tuple(header), rows)._repr_html_()
 
 
 _LEAF_KINDS = ("dtype", "weak_type", "shape")
@@ -272,7 +268,7 @@ def non_array_leaves(tree: Any) -> LeafList:
     empty subtree in JAX, not a leaf, so it never appears.
     """
     return LeafList(
-        Leaf(keystr(path), type(leaf).__name__, _shorten(repr(leaf), 60))
+        Leaf(keystr(path), type(leaf).__name__, shorten(repr(leaf), 60))
         for path, leaf in jax.tree_util.tree_leaves_with_path(tree)
         if not isinstance(leaf, _ARRAY_TYPES)
     )
@@ -285,7 +281,7 @@ def _one_level(tree: Any) -> tuple[type | None, Any, list[tuple[Any, Any]]]:
     further (a ``None`` child is kept as a child).
     """
     pairs, treedef = jax.tree_util.tree_flatten_with_path(tree, is_leaf=lambda n: n is not tree)
-    node = treedef.node_data()
+    node = treedef.node_data()  # type: ignore[attr-defined]  # jaxlib has no stub for it
     if node is None:
         return None, None, []
     return node[0], node[1], [(path[0], child) for path, child in pairs]
@@ -303,7 +299,7 @@ def _first_split(a: Any, b: Any, path: KeyPath = ()) -> tuple[str, Any, Any, str
     Returns (path, subtree of a, subtree of b, explanation), or None if the
     structures are equal.
     """
-    if jax.tree.structure(a) == jax.tree.structure(b):
+    if jax.tree.structure(a) == jax.tree.structure(b):  # type: ignore[operator]
         return None
     here = keystr(path)
     type_a, aux_a, kids_a = _one_level(a)
@@ -331,14 +327,14 @@ def _first_split(a: Any, b: Any, path: KeyPath = ()) -> tuple[str, Any, Any, str
         split = _first_split(child_a, child_b, (*path, key))
         if split is not None:
             return split
-    data_a, data_b = _shorten(repr(aux_a), 40), _shorten(repr(aux_b), 40)
+    data_a, data_b = shorten(repr(aux_a), 40), shorten(repr(aux_b), 40)
     return here, a, b, f"{name} node data differs: {data_a} vs {data_b}"
 
 
 def _structure_text(tree: Any) -> str:
     """Shortened ``PyTreeDef(...)`` of ``tree``, without the ``PyTreeDef`` wrapper."""
     text = str(jax.tree.structure(tree))
-    return _shorten(text.removeprefix("PyTreeDef(").removesuffix(")"))
+    return shorten(text.removeprefix("PyTreeDef(").removesuffix(")"))
 
 
 def treedef_diff(a: Any, b: Any) -> str | None:
@@ -358,7 +354,7 @@ def treedef_diff(a: Any, b: Any) -> str | None:
 # --------------------------------------------------------------------------- jaxprs
 
 
-class Excerpt(str):
+class Excerpt(PlainText, str):
     """A cut-down jaxpr: a ``str`` (so ``'mul' in excerpt`` works) that IPython
     prints raw, without quotes.  ``marked`` holds the original lines that got a
     mark, so a notebook can assert on them."""
@@ -369,9 +365,6 @@ class Excerpt(str):
         excerpt = super().__new__(cls, text)
         excerpt.marked = list(marked)
         return excerpt
-
-    def _repr_pretty_(self, p: Any, cycle: bool) -> None:
-        p.text(str(self))
 
 
 def jaxpr_text(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:

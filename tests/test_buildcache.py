@@ -36,8 +36,16 @@ def test_unchanged_inputs_keep_the_cache(repo):
     assert buildcache.invalidate_if_stale(repo) is False and _cached(build)
 
 
-@pytest.mark.parametrize("path", ["casebook/bench.py", "casebook/new_module.py",
-                                  "casebook/manifest.toml", "requirements.txt", "pyproject.toml"])
+@pytest.mark.parametrize(
+    "path",
+    [
+        "casebook/bench.py",
+        "casebook/new_module.py",
+        "casebook/manifest.toml",
+        "requirements.txt",
+        "pyproject.toml",
+    ],
+)
 def test_a_changed_input_drops_every_executed_output(repo, path):
     build = repo / "_build"
     buildcache.invalidate_if_stale(repo)

@@ -26,8 +26,10 @@ def _families(report: CheckReport) -> set[str]:
 
 
 def test_dtype_drift_of_a_state_leaf_is_an_error_with_its_path():
-    opt = _transform(lambda p: {"count": jnp.zeros([], jnp.int32)},
-                     lambda g, s, p=None: (g, {"count": (s["count"] + 1).astype(jnp.int16)}))
+    opt = _transform(
+        lambda p: {"count": jnp.zeros([], jnp.int32)},
+        lambda g, s, p=None: (g, {"count": (s["count"] + 1).astype(jnp.int16)}),
+    )
     report = check_optimizer(opt, PARAMS)
     assert not report.ok and _families(report) == {"state drift"}
     (finding,) = report.errors
@@ -107,7 +109,8 @@ def test_callable_pytree_under_inject_hyperparams_is_an_error():
 
 def test_mask_function_called_with_the_step_count_is_an_error():
     opt = optax.inject_hyperparams(optax.adamw)(
-        1e-3, mask=lambda p: jax.tree.map(lambda x: x.ndim > 1, p))
+        1e-3, mask=lambda p: jax.tree.map(lambda x: x.ndim > 1, p)
+    )
     (finding,) = check_optimizer(opt, PARAMS).errors
     assert finding.family == "callable hyperparameter" and "returns bool[]" in finding.what
 
@@ -122,8 +125,9 @@ def _lbfgs_problem():
     return x, grad, {"value": value, "grad": grad, "value_fn": f}
 
 
-@pytest.mark.parametrize("name", ["adam", "adamw-tree-mask", "inject-static-args", "multisteps",
-                                  "lbfgs-x64"])
+@pytest.mark.parametrize(
+    "name", ["adam", "adamw-tree-mask", "inject-static-args", "multisteps", "lbfgs-x64"]
+)
 def test_correct_set_ups_raise_no_alarm(name):
     model = Model(jnp.ones(3))
     if name == "adam":
@@ -131,10 +135,14 @@ def test_correct_set_ups_raise_no_alarm(name):
     elif name == "adamw-tree-mask":
         report = check_optimizer(optax.adamw(1e-3, mask={"w": True, "b": False}), PARAMS)
     elif name == "inject-static-args":
-        opt = optax.inject_hyperparams(optax.adamw, static_args="mask")(1e-3, mask=Mask(True, False))
+        opt = optax.inject_hyperparams(optax.adamw, static_args="mask")(
+            1e-3, mask=Mask(True, False)
+        )
         report = check_optimizer(opt, Mask(jnp.ones(2), jnp.zeros(2)))
     elif name == "multisteps":
-        report = check_optimizer(optax.MultiSteps(optax.adam(1e-3), 2), eqx.filter(model, eqx.is_array))
+        report = check_optimizer(
+            optax.MultiSteps(optax.adam(1e-3), 2), eqx.filter(model, eqx.is_array)
+        )
     else:
         with jax.enable_x64(True):
             x, grad, kwargs = _lbfgs_problem()
@@ -186,7 +194,7 @@ def test_python_numbers_next_to_a_function_are_not_blamed():
     assert "1 Python number leaf" in str(report)
 
 
-# ----------------------------------------------------- no false alarms
+# ------------------------------------ no false alarms on set-ups from real projects
 
 
 def test_lookahead_params_get_grads_of_the_fast_params():
@@ -209,16 +217,20 @@ BUFFERS = Buffers(jnp.ones(3), jnp.arange(3), jax.random.key(0), jnp.array([True
 def test_grads_default_to_none_at_int_bool_and_key_leaves():
     trained = eqx.filter(BUFFERS, eqx.is_inexact_array)
     assert check_optimizer(optax.adam(1e-3), BUFFERS, init_params=trained).ok
-    grads = eqx.filter_grad(lambda m: jnp.sum(m.w ** 2))(BUFFERS)
+    grads = eqx.filter_grad(lambda m: jnp.sum(m.w**2))(BUFFERS)
     assert check_optimizer(optax.adamw(1e-3), BUFFERS, grads, init_params=trained).ok
 
 
 def test_none_grads_for_a_frozen_float_layer_are_accepted():
     params = {"frozen": jnp.ones((2, 2)), "head": jnp.ones(2)}
     grads = {"frozen": None, "head": jnp.ones(2)}
-    report = check_optimizer(optax.adam(1e-3), params, grads,
-                             init_params={"frozen": None, "head": params["head"]},
-                             update_params=False)
+    report = check_optimizer(
+        optax.adam(1e-3),
+        params,
+        grads,
+        init_params={"frozen": None, "head": params["head"]},
+        update_params=False,
+    )
     assert report.ok, str(report)
 
 
@@ -236,14 +248,19 @@ class Decay(eqx.Module):
         return self.rate / (1 + count)
 
 
-@pytest.mark.parametrize("schedule", [Decay(jnp.array(1e-3)),
-                                      jax.tree_util.Partial(lambda r, c: r / (1 + c), 1e-3),
-                                      optax.cosine_decay_schedule(1e-3, 100)])
+@pytest.mark.parametrize(
+    "schedule",
+    [
+        Decay(jnp.array(1e-3)),
+        jax.tree_util.Partial(lambda r, c: r / (1 + c), 1e-3),
+        optax.cosine_decay_schedule(1e-3, 100),
+    ],
+)
 def test_a_callable_pytree_that_returns_a_number_is_a_fine_schedule(schedule):
     assert check_optimizer(optax.inject_hyperparams(optax.adam)(schedule), PARAMS).ok
 
 
-# ---------------------------------------------------------- no misses
+# ----------------------------------------- no misses on set-ups built to have a bug
 
 
 def _by_ndim(p):
@@ -259,12 +276,16 @@ def _dimension_numbers(p):
     return jax.tree.map(lambda x: dims if x.ndim == 2 else None, p)
 
 
-@pytest.mark.parametrize("factory, name, fn", [
-    (optax.lars, "weight_decay_mask", _by_ndim),
-    (optax.lars, "trust_ratio_mask", _by_ndim),
-    (optax.lars, "weight_decay_mask", _int_by_ndim),
-    (optax.contrib.muon, "weight_decay_mask", _by_ndim),
-    (optax.contrib.muon, "muon_weight_dimension_numbers", _dimension_numbers)])
+@pytest.mark.parametrize(
+    "factory, name, fn",
+    [
+        (optax.lars, "weight_decay_mask", _by_ndim),
+        (optax.lars, "trust_ratio_mask", _by_ndim),
+        (optax.lars, "weight_decay_mask", _int_by_ndim),
+        (optax.contrib.muon, "weight_decay_mask", _by_ndim),
+        (optax.contrib.muon, "muon_weight_dimension_numbers", _dimension_numbers),
+    ],
+)
 def test_every_tree_hyperparameter_under_inject_hyperparams_is_found(factory, name, fn):
     params = {"w": jnp.ones((3, 3)), "b": jnp.ones(3)}
     (error,) = check_optimizer(optax.inject_hyperparams(factory)(1.0, **{name: fn}), params).errors
@@ -284,7 +305,9 @@ def test_a_dtype_under_inject_hyperparams_is_not_taken_for_a_schedule():
     opt = optax.inject_hyperparams(optax.adamw)(1e-3, mu_dtype=jnp.bfloat16)
     error = check_optimizer(opt, bf16).errors[0]
     assert error.where == "inject_hyperparams(mu_dtype=...)" and "is a type" in error.what
-    assert check_optimizer(optax.inject_hyperparams(optax.adamw)(1e-3, mu_dtype="bfloat16"), bf16).ok
+    assert check_optimizer(
+        optax.inject_hyperparams(optax.adamw)(1e-3, mu_dtype="bfloat16"), bf16
+    ).ok
 
 
 class Labels(eqx.Module):
@@ -300,8 +323,9 @@ def test_a_callable_label_tree_of_multi_transform_is_family_3():
     report = check_optimizer(opt, Labels(jnp.ones(3), jnp.ones(3)))
     assert report.errors[0].family == "callable hyperparameter"
     assert "param_labels=lambda params: labels" in report.errors[0].why
-    fixed = optax.multi_transform({"a": optax.adam(1e-3), "s": optax.sgd(1e-3)},
-                                  lambda p: Labels("a", "s"))
+    fixed = optax.multi_transform(
+        {"a": optax.adam(1e-3), "s": optax.sgd(1e-3)}, lambda p: Labels("a", "s")
+    )
     assert check_optimizer(fixed, Labels(jnp.ones(3), jnp.ones(3))).ok
 
 
@@ -335,8 +359,9 @@ def _late(g, s, p=None):  # a loses its weak type in step 1, b in step 2, c turn
     return g, {"a": s["a"] + jnp.int32(1), "b": s["b"] + s["a"], "c": s["c"] + s["b"]}
 
 
-LATE = _transform(lambda p: {"a": jnp.asarray(0), "b": jnp.asarray(0),
-                             "c": jnp.zeros((), jnp.int16)}, _late)
+LATE = _transform(
+    lambda p: {"a": jnp.asarray(0), "b": jnp.asarray(0), "c": jnp.zeros((), jnp.int16)}, _late
+)
 
 
 def test_a_drift_that_first_shows_at_step_3_is_found_by_stepping_to_a_fixed_point():
@@ -362,23 +387,28 @@ def _imported_cond(g, s, p=None):
     return g, imported_cond(True, lambda s: s, lambda s: {"c": s["c"].astype(jnp.int16)}, s)
 
 
-@pytest.mark.parametrize("update, where", [(_switch, "lax.switch branch output['c']"),
-                                           (_imported_cond, "lax.cond branch output['c']")])
+@pytest.mark.parametrize(
+    "update, where",
+    [(_switch, "lax.switch branch output['c']"), (_imported_cond, "lax.cond branch output['c']")],
+)
 def test_switch_and_an_imported_cond_name_the_leaf(update, where):
     report = check_optimizer(_counter(update), PARAMS)
     assert report.errors[0].where == where and "int32[] in " in report.errors[0].what
     assert "int16[] in " in report.errors[0].what and report.errors[1].family == "crash"
 
 
-# ----------------------------------------------------------- bad input
+# -------------------------------------------------- more bad input: clear errors
 
 
-@pytest.mark.parametrize("kwargs, error, match", [
-    (dict(steps="2"), TypeError, "steps must be an int"),
-    (dict(steps=True), TypeError, "steps must be an int"),
-    (dict(update_kwargs="value"), TypeError, "update_kwargs must be a mapping"),
-    (dict(update_params="yes"), ValueError, "update_params must be True, False or"),
-])
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(steps="2"), TypeError, "steps must be an int"),
+        (dict(steps=True), TypeError, "steps must be an int"),
+        (dict(update_kwargs="value"), TypeError, "update_kwargs must be a mapping"),
+        (dict(update_params="yes"), ValueError, "update_params must be True, False or"),
+    ],
+)
 def test_bad_options_are_clear_errors(kwargs, error, match):
     with pytest.raises(error, match=match):
         check_optimizer(optax.adam(1e-3), PARAMS, **kwargs)

@@ -15,7 +15,9 @@ from casebook import environment
 def calls(monkeypatch):
     seen = []
     monkeypatch.setattr(environment, "setup", lambda gpu=False: seen.append(("setup", gpu)) or "py")
-    monkeypatch.setattr(environment, "sh", lambda cmd, **kw: seen.append(("sh", [str(c) for c in cmd])))
+    monkeypatch.setattr(
+        environment, "sh", lambda cmd, **kw: seen.append(("sh", [str(c) for c in cmd]))
+    )
     return seen
 
 
@@ -51,12 +53,19 @@ def test_supported_pythons_pass(version):
 
 def test_the_command_stops_on_python_3_11_with_the_message(tmp_path):
     """Run the real module on a 3.11 interpreter where one exists (this machine has one)."""
-    py311 = next((p for p in ("python3.11",) if subprocess.run(
-        ["which", p], capture_output=True).returncode == 0), None)
+    py311 = next(
+        (
+            p
+            for p in ("python3.11",)
+            if subprocess.run(["which", p], capture_output=True).returncode == 0
+        ),
+        None,
+    )
     if py311 is None:
         pytest.skip("no python3.11 on PATH")
-    proc = subprocess.run([py311, "-m", "casebook", "test"], cwd=environment.ROOT,
-                          capture_output=True, text=True)
+    proc = subprocess.run(
+        [py311, "-m", "casebook", "test"], cwd=environment.ROOT, capture_output=True, text=True
+    )
     assert proc.returncode == 1 and "needs Python 3.12, 3.13, 3.14" in proc.stderr
 
 
@@ -83,6 +92,8 @@ def test_venv_python_version_is_read_from_pyvenv_cfg(tmp_path):
 
 
 def test_module_imports_on_this_python_without_jax():
-    proc = subprocess.run([sys.executable, "-c", "import casebook.__main__, sys; "
-                           "assert 'jax' not in sys.modules"], cwd=environment.ROOT)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import casebook.__main__, sys; assert 'jax' not in sys.modules"],
+        cwd=environment.ROOT,
+    )
     assert proc.returncode == 0

@@ -20,7 +20,7 @@ def test_the_repository_comes_from_the_config():
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_each_page_starts_with_todays_set_up_cell_hidden_in_the_html(page):
-    assert colab.is_in_sync(page), f"run `python3 -m casebook sync-setup-cells` ({page.name})"
+    assert colab.is_in_sync(page), f"run `python3 -m casebook sync` ({page.name})"
     cell = colab.first_code_cell(page)
     assert "remove-cell" in cell["metadata"]["tags"]
 

@@ -32,16 +32,20 @@ def test_the_oracle_sees_a_crash_a_scan_refusal_and_a_late_retype():
     params = {"w": jnp.ones(2)}
     assert corpus.oracle(Built(optax.adam(1e-2), params, params)) is None
     assert corpus.oracle(Built(optax.lbfgs(), params, params)).startswith("TypeError")
-    assert "switch branches must have equal output types" in corpus.oracle(SET_UPS["drift/switch"].make())
+    assert "switch branches must have equal output types" in corpus.oracle(
+        SET_UPS["drift/switch"].make()
+    )
 
 
 def test_an_old_check_is_judged_too(tmp_path):
     """The command can judge another check (how the before/after figures were taken)."""
     old = tmp_path / "old_check.py"
-    old.write_text("class R(list):\n    problems = []\n"
-                   "def check_optimizer(*args, **kwargs):\n    return R()\n")
-    verdict = corpus.judge(SET_UPS["docs/optax-monitor-docstring"], corpus._load_check(str(old)),
-                           new_api=False)
+    old.write_text(
+        "class R(list):\n    problems = []\ndef check_optimizer(*args, **kwargs):\n    return R()\n"
+    )
+    verdict = corpus.judge(
+        SET_UPS["docs/optax-monitor-docstring"], corpus._load_check(str(old)), new_api=False
+    )
     assert verdict.miss
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import importlib.metadata as md
+import sys
 
 import pytest
 from packaging.markers import Marker
@@ -23,8 +24,10 @@ def test_every_locked_package_for_this_platform_is_installed_at_its_pin():
             got = "missing"
         if got != version:
             wrong.append(f"{name}: {got}, locked {version}")
-    assert not wrong, ("the environment differs from requirements.txt; run "
-                       "`python3 -m casebook setup`:\n  " + "\n  ".join(wrong))
+    assert not wrong, (
+        "the environment differs from requirements.txt; run "
+        "`python3 -m casebook setup`:\n  " + "\n  ".join(wrong)
+    )
 
 
 def test_ran_on_reports_versions_and_the_lock():
@@ -35,8 +38,13 @@ def test_ran_on_reports_versions_and_the_lock():
 
 
 def test_a_stack_off_the_lock_says_so():
-    ran = stack.Stack("3.13.0", {"jax": "0.11.2", "optax": "0.2.8"}, "gpu: H100",
-                      locked={"jax": "0.12.0.1", "optax": "0.2.8"}, locked_on="2026-11-22")
+    ran = stack.Stack(
+        "3.13.0",
+        {"jax": "0.11.2", "optax": "0.2.8"},
+        "gpu: H100",
+        locked={"jax": "0.12.0.1", "optax": "0.2.8"},
+        locked_on="2026-11-22",
+    )
     assert ran.off_lock == {"jax": ("0.11.2", "0.12.0.1")}
     assert "Differs from the lock: jax 0.11.2 (locked 0.12.0.1)" in str(ran)
     assert "casebook-stack" in ran._repr_html_()
@@ -46,9 +54,10 @@ def test_installed_casebook_uses_the_per_user_cache(monkeypatch, tmp_path):
     monkeypatch.delenv("CASEBOOK_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert releases.cache_dir() == releases.REPO_ROOT / ".casebook-cache"
-    monkeypatch.setattr(releases, "REPO_ROOT", tmp_path / "site-packages")
+    # the cache functions live in casebook.releases.manifest and read its REPO_ROOT
+    monkeypatch.setattr(releases.manifest, "REPO_ROOT", tmp_path / "site-packages")
     assert not releases.running_from_checkout()
-    if releases.sys.platform.startswith("linux"):
+    if sys.platform.startswith("linux"):
         assert releases.cache_dir() == tmp_path / "casebook"
     monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "mine"))
     assert releases.cache_dir() == tmp_path / "mine"

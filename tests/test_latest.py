@@ -12,7 +12,8 @@ def test_failed_pages_are_read_from_the_junit_report(tmp_path):
         '<testcase classname="notebooks" name="01-a.ipynb"/>'
         '<testcase classname="notebooks" name="02-b.ipynb"><failure message="x"/></testcase>'
         '<testcase classname="book" name="status.ipynb"><error message="y"/></testcase>'
-        "</testsuite></testsuites>")
+        "</testsuite></testsuites>"
+    )
     assert latest._failed_pages(junit) == ["02-b.ipynb", "status.ipynb"]
 
 

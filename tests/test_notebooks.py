@@ -18,8 +18,15 @@ from casebook import releases
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 CHAPTERS = sorted((ROOT / "book").glob("*.ipynb"))  # executed chapters: lessons, status board
-ANATOMY = ["Reproduce", "Which releases are affected", "Root cause", "Fix A and Fix B", "Benchmark",
-           "Takeaways", "Exercises"]
+ANATOMY = [
+    "Reproduce",
+    "Which releases are affected",
+    "Root cause",
+    "Fix A and Fix B",
+    "Benchmark",
+    "Takeaways",
+    "Exercises",
+]
 
 
 def _cells(path: Path) -> list[dict]:
@@ -35,23 +42,26 @@ def test_there_are_case_notebooks():
     assert NOTEBOOKS, "no notebooks/NN-*.ipynb found"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS + CHAPTERS, ids=lambda p: p.name)
-def test_committed_without_outputs(path):
+def check_committed_without_outputs(path: Path, root: Path = ROOT) -> None:
     for i, cell in enumerate(_cells(path)):
         if cell["cell_type"] == "code":
-            assert not cell.get("outputs") and cell.get("execution_count") is None, \
+            assert not cell.get("outputs") and cell.get("execution_count") is None, (
                 f"{path.name} cell {i} has outputs; strip them before committing"
+            )
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS + CHAPTERS, ids=lambda p: p.name)
-def test_listed_in_the_table_of_contents(path):
-    assert f"{path.parent.name}/{path.stem}" in (ROOT / "_toc.yml").read_text()
+def check_listed_in_the_table_of_contents(path: Path, root: Path = ROOT) -> None:
+    assert f"{path.parent.name}/{path.stem}" in (root / "_toc.yml").read_text()
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_sections_follow_the_anatomy(path):
-    headings = [line.lstrip("#").strip() for cell in _cells(path) if cell["cell_type"] == "markdown"
-                for line in _source(cell).splitlines() if re.match(r"#{2,3} ", line)]
+def check_sections_follow_the_anatomy(path: Path, root: Path = ROOT) -> None:
+    headings = [
+        line.lstrip("#").strip()
+        for cell in _cells(path)
+        if cell["cell_type"] == "markdown"
+        for line in _source(cell).splitlines()
+        if re.match(r"#{2,3} ", line)
+    ]
     positions = []
     for section in ANATOMY:
         found = [i for i, h in enumerate(headings) if h.startswith(section)]
@@ -60,21 +70,21 @@ def test_sections_follow_the_anatomy(path):
     assert positions == sorted(positions), f"{path.name}: sections out of order: {headings}"
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_every_historical_run_asserts_its_outcome(path):
+def check_every_historical_run_asserts_its_outcome(path: Path, root: Path = ROOT) -> None:
     for i, cell in enumerate(_cells(path)):
         src = _source(cell)
         if src.startswith("%%on_release"):
             first = src.splitlines()[0]
-            assert "--raises" in first or "--ok" in first, \
+            assert "--raises" in first or "--ok" in first, (
                 f"{path.name} cell {i}: %%on_release without --raises or --ok asserts nothing"
+            )
         tags = cell.get("metadata", {}).get("tags", [])
-        assert "raises-exception" not in tags, \
+        assert "raises-exception" not in tags, (
             f"{path.name} cell {i}: a raises-exception tag passes on any error; assert instead"
+        )
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_release_specs_are_in_the_manifest(path):
+def check_release_specs_are_in_the_manifest(path: Path, root: Path = ROOT) -> None:
     manifest = releases.load_manifest(releases.MANIFEST)
     text = "".join(_source(c) for c in _cells(path) if c["cell_type"] == "code")
     specs = set(re.findall(r"\b([a-z_]+==\d+\.\d+\.\d+)\b", text))
@@ -82,13 +92,64 @@ def test_release_specs_are_in_the_manifest(path):
     assert specs <= set(manifest), f"{path.name}: not in the manifest: {specs - set(manifest)}"
 
 
+def check_exercise_solutions_are_hidden(path: Path, root: Path = ROOT) -> None:
+    cells = _cells(path)
+    start = next(
+        i
+        for i, c in enumerate(cells)
+        if c["cell_type"] == "markdown" and _source(c).startswith("## Exercises")
+    )
+    solutions, in_dropdown = [], False
+    for c in cells[start:]:
+        if c["cell_type"] == "markdown":  # a gated solution: solution-start ... solution-end
+            for name, body in re.findall(
+                r"```\{(solution-start|solution-end)\}(.*?)```", _source(c), re.S
+            ):
+                in_dropdown = name == "solution-start" and ":class: dropdown" in body
+        elif c["cell_type"] == "code":
+            solutions.append(c)
+            assert in_dropdown or "hide-cell" in c.get("metadata", {}).get("tags", []), (
+                f"{path.name}: an exercise solution is not hidden (in a dropdown solution, or tag hide-cell)"
+            )
+    assert solutions, f"{path.name}: exercises without solutions"
+
+
+#: Every check a case notebook must pass as a file, each ``check(path, root)``.
+ANATOMY_CHECKS = (
+    check_committed_without_outputs,
+    check_listed_in_the_table_of_contents,
+    check_sections_follow_the_anatomy,
+    check_every_historical_run_asserts_its_outcome,
+    check_release_specs_are_in_the_manifest,
+    check_exercise_solutions_are_hidden,
+)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + CHAPTERS, ids=lambda p: p.name)
+def test_committed_without_outputs(path):
+    check_committed_without_outputs(path)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS + CHAPTERS, ids=lambda p: p.name)
+def test_listed_in_the_table_of_contents(path):
+    check_listed_in_the_table_of_contents(path)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_sections_follow_the_anatomy(path):
+    check_sections_follow_the_anatomy(path)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_every_historical_run_asserts_its_outcome(path):
+    check_every_historical_run_asserts_its_outcome(path)
+
+
+@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
+def test_release_specs_are_in_the_manifest(path):
+    check_release_specs_are_in_the_manifest(path)
+
+
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_exercise_solutions_are_hidden(path):
-    cells = _cells(path)
-    start = next(i for i, c in enumerate(cells) if c["cell_type"] == "markdown"
-                 and _source(c).startswith("## Exercises"))
-    solutions = [c for c in cells[start:] if c["cell_type"] == "code"]
-    assert solutions, f"{path.name}: exercises without solutions"
-    for c in solutions:
-        assert "hide-cell" in c.get("metadata", {}).get("tags", []), \
-            f"{path.name}: an exercise solution is not hidden behind a toggle (tag hide-cell)"
+    check_exercise_solutions_are_hidden(path)

@@ -59,8 +59,9 @@ def test_measured_on_without_any_run_is_an_error(tmp_path):
 
 def test_plot_draws_one_bar_per_run_and_variant(tmp_path):
     records.save(_timings("gpu: NVIDIA H100", "gpu", 0.01), "c", "b", store=tmp_path)
-    shown = records.measured_on("c", "b", _timings("cpu: T", "cpu", 1.0), store=tmp_path,
-                                record=False)
+    shown = records.measured_on(
+        "c", "b", _timings("cpu: T", "cpu", 1.0), store=tmp_path, record=False
+    )
     ax = shown.plot()
     assert len(ax.patches) == 4 and ax.get_xscale() == "log"
     assert "<table>" in shown._repr_html_()

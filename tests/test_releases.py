@@ -2,12 +2,16 @@
 
 A tiny wheel (``fakepkg``) is built in a temporary directory and served to pip with
 ``--no-index --find-links``, so the real download, hash check, unpack and subprocess
-paths all run.
+paths all run. The sections follow the subpackage's modules: manifest, runner (and its
+child program), patches, expect (version tables), magic.
 """
 
 from __future__ import annotations
 
 import hashlib
+import json
+import subprocess
+import sys
 import textwrap
 import zipfile
 from pathlib import Path
@@ -15,6 +19,7 @@ from pathlib import Path
 import pytest
 
 from casebook import releases as r
+from casebook.releases import child, manifest, runner
 
 
 def _wheel(dirpath: Path, version: str, body: str) -> Path:
@@ -22,10 +27,13 @@ def _wheel(dirpath: Path, version: str, body: str) -> Path:
     info = f"fakepkg-{version}.dist-info"
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("fakepkg/__init__.py", f"__version__ = {version!r}\n" + textwrap.dedent(body))
-        zf.writestr(f"{info}/METADATA",
-                    f"Metadata-Version: 2.1\nName: fakepkg\nVersion: {version}\n")
-        zf.writestr(f"{info}/WHEEL", "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\n"
-                                     "Tag: py3-none-any\n")
+        zf.writestr(
+            f"{info}/METADATA", f"Metadata-Version: 2.1\nName: fakepkg\nVersion: {version}\n"
+        )
+        zf.writestr(
+            f"{info}/WHEEL",
+            "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
+        )
         zf.writestr(f"{info}/RECORD", "")
     return path
 
@@ -36,18 +44,27 @@ def world(tmp_path_factory):
     root = tmp_path_factory.mktemp("releases")
     index = root / "index"
     index.mkdir()
-    old = _wheel(index, "1.0", """
+    old = _wheel(
+        index,
+        "1.0",
+        """
         def merge(flag, a, b):
             return (1 - flag) * a + flag * b      # the buggy blend
-    """)
-    new = _wheel(index, "2.0", """
+    """,
+    )
+    new = _wheel(
+        index,
+        "2.0",
+        """
         def merge(flag, a, b):
             return b if flag else a               # the fixed select
-    """)
+    """,
+    )
     manifest_text = "".join(
         f'[[release]]\npackage = "fakepkg"\nversion = "{v}"\nwheel = "{w.name}"\n'
         f'sha256 = "{hashlib.sha256(w.read_bytes()).hexdigest()}"\n\n'
-        for v, w in (("1.0", old), ("2.0", new)))
+        for v, w in (("1.0", old), ("2.0", new))
+    )
     manifest_path = root / "manifest.toml"
     manifest_path.write_text(manifest_text)
     cache = root / "cache"
@@ -68,6 +85,7 @@ def env(world, monkeypatch):
 
 # -------------------------------------------------------------------- manifest/fetch
 
+
 def test_real_manifest_pins_every_release_by_sha256():
     manifest = r.load_manifest(r.MANIFEST)
     assert "optax==0.1.9" in manifest
@@ -84,7 +102,9 @@ def test_fetch_unpacks_and_is_idempotent(env):
 
 
 def test_unknown_release_lists_known_ones(env):
-    with pytest.raises(r.UnknownRelease, match=r"fakepkg==9\.9 is not in the manifest.*fakepkg==1\.0"):
+    with pytest.raises(
+        r.UnknownRelease, match=r"fakepkg==9\.9 is not in the manifest.*fakepkg==1\.0"
+    ):
         r.locate("fakepkg==9.9")
     with pytest.raises(r.UnknownRelease, match="package==version"):
         r.locate("fakepkg 1.0")
@@ -100,15 +120,21 @@ def _with_wrong_sha(manifest: Path, dest: Path, digit: str) -> Path:
     """A copy of ``manifest`` whose first sha256 is replaced by a wrong one."""
     text = manifest.read_text()
     start = text.index('sha256 = "') + len('sha256 = "')
-    dest.write_text(text[:start] + digit * 64 + text[start + 64:])
+    dest.write_text(text[:start] + digit * 64 + text[start + 64 :])
     return dest
 
 
 def test_hash_mismatch_on_download(env, tmp_path, monkeypatch):
-    monkeypatch.setenv("CASEBOOK_MANIFEST", str(_with_wrong_sha(env["manifest"], tmp_path / "m.toml", "f")))
+    monkeypatch.setenv(
+        "CASEBOOK_MANIFEST", str(_with_wrong_sha(env["manifest"], tmp_path / "m.toml", "f"))
+    )
     with pytest.raises(r.HashMismatch, match="hash differs from the manifest"):
-        r.fetch(["fakepkg==1.0"], cache=tmp_path / "cache",
-                pip_args=["--no-index", "--find-links", str(env["index"])], log=lambda *_: None)
+        r.fetch(
+            ["fakepkg==1.0"],
+            cache=tmp_path / "cache",
+            pip_args=["--no-index", "--find-links", str(env["index"])],
+            log=lambda *_: None,
+        )
 
 
 def test_hash_mismatch_of_a_cached_wheel(env, tmp_path):
@@ -123,7 +149,9 @@ def test_hash_mismatch_of_a_cached_wheel(env, tmp_path):
 
 def test_stale_cache_entry_is_a_hash_mismatch(env, tmp_path, monkeypatch):
     """The manifest moved on (new sha256) but the cache holds the old unpacked wheel."""
-    monkeypatch.setenv("CASEBOOK_MANIFEST", str(_with_wrong_sha(env["manifest"], tmp_path / "m.toml", "a")))
+    monkeypatch.setenv(
+        "CASEBOOK_MANIFEST", str(_with_wrong_sha(env["manifest"], tmp_path / "m.toml", "a"))
+    )
     with pytest.raises(r.HashMismatch, match="Run `python3 -m casebook fetch`"):
         r.locate("fakepkg==1.0")
 
@@ -150,11 +178,25 @@ def test_run_returns_a_structured_outcome(env):
 
 
 def test_imported_lists_the_case_packages_in_a_fixed_order():
-    versions = {"optax": {"version": "0.1.9", "file": ""}, "numpy": {"version": "2", "file": ""},
-                "jax": {"version": "0.10.2", "file": ""}}
-    out = r.Outcome(target="optax==0.1.9", package="optax", ok=True, exc_type=None, exc_types=[],
-                    message="", traceback="", stdout="", stderr="", versions=versions,
-                    result=None, seconds=1.0)
+    versions = {
+        "optax": {"version": "0.1.9", "file": ""},
+        "numpy": {"version": "2", "file": ""},
+        "jax": {"version": "0.10.2", "file": ""},
+    }
+    out = r.Outcome(
+        target="optax==0.1.9",
+        package="optax",
+        ok=True,
+        exc_type=None,
+        exc_types=[],
+        message="",
+        traceback="",
+        stdout="",
+        stderr="",
+        versions=versions,
+        result=None,
+        seconds=1.0,
+    )
     assert out.imported == "jax 0.10.2, optax 0.1.9"
 
 
@@ -182,7 +224,9 @@ def test_exception_is_recorded_and_expectations_check_type_and_message(env):
 
 def test_expected_failure_that_passes_fails_loudly(env):
     out = r.run(CODE, "fakepkg==2.0", inputs={"X": 0})
-    with pytest.raises(r.ExpectationError, match="expected TypeError, but the code ran without") as info:
+    with pytest.raises(
+        r.ExpectationError, match="expected TypeError, but the code ran without"
+    ) as info:
         r.expect(out, raises=TypeError)
     assert "merged: False" in str(info.value)  # stdout is shown
 
@@ -195,7 +239,9 @@ def test_expected_success_that_raises_shows_the_traceback(env):
 
 def test_hanging_code_is_killed_and_reported(env):
     with pytest.raises(r.RunTimeout, match=r"still running after 2 s; killed(?s:.*)started"):
-        r.run("print('started', flush=True)\nimport time\ntime.sleep(60)", "fakepkg==1.0", timeout=2)
+        r.run(
+            "print('started', flush=True)\nimport time\ntime.sleep(60)", "fakepkg==1.0", timeout=2
+        )
 
 
 def test_a_crash_without_outcome_is_reported(env):
@@ -212,12 +258,98 @@ def test_shadowed_overlay_is_detected(env, tmp_path):
         r.run(code, "fakepkg==1.0")
 
 
+def test_child_starts_with_nothing_of_the_case_imported(env):
+    """The child imports only the standard library before the cell runs."""
+    out = r.run(
+        "import sys\nresult = [m for m in ('jax', 'numpy', 'optax', 'IPython', 'fakepkg')"
+        " if m in sys.modules]",
+        "fakepkg==1.0",
+    )
+    assert out.result == []
+
+
+def test_importing_the_package_imports_neither_jax_nor_ipython():
+    """``python3 -m casebook fetch`` imports casebook.releases before anything is installed."""
+    code = (
+        "import sys, casebook.releases\n"
+        "print([m for m in ('jax', 'numpy', 'IPython') if m in sys.modules])"
+    )
+    proc = subprocess.run(
+        [sys.executable, "-c", code],
+        capture_output=True,
+        text=True,
+        check=True,
+        cwd=manifest.REPO_ROOT,
+    )
+    assert proc.stdout.strip() == "[]"
+
+
+def test_child_module_run_directly(tmp_path):
+    """The child program on its own: the same command line :func:`run` gives it."""
+    (tmp_path / "cell.py").write_text(
+        "import wave\nprint('hi', X)\nresult = {'x': X}\n"
+        "def f():\n    raise ValueError('bad x')\nf()\n"
+    )
+    (tmp_path / "inputs.json").write_text(json.dumps({"X": 3}))
+    out = tmp_path / "outcome.json"
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            runner.CHILD_MODULE,
+            str(tmp_path / "cell.py"),
+            str(out),
+            "wave,fakepkg",
+            str(tmp_path / "inputs.json"),
+            "<cell on t>",
+        ],
+        capture_output=True,
+        text=True,
+        cwd=manifest.REPO_ROOT,
+    )
+    assert proc.returncode == 0 and proc.stdout == "hi 3\n", proc.stderr
+    rec = json.loads(out.read_text())
+    assert rec["ok"] is False and rec["exc_type"] == "ValueError" and rec["message"] == "bad x"
+    assert rec["exc_types"] == ["ValueError", "Exception", "BaseException", "object"]
+    assert (
+        rec["traceback"].startswith("Traceback")
+        and 'File "<cell on t>", line 5, in f' in rec["traceback"]
+    )
+    assert "raise ValueError('bad x')" in rec["traceback"]  # the cell's lines, via linecache
+    assert "child.py" not in rec["traceback"]  # the child's own frame is cut
+    assert rec["result"] == {"x": 3}
+    assert list(rec["versions"]) == ["wave"]  # imported by the code (after it ran); fakepkg was not
+    assert rec["versions"]["wave"]["file"].endswith("wave.py")
+
+
+def test_child_functions_in_process():
+    rec, ns = child.run_cell("import sys\nresult = 2 * X\nsys.exit(4)", "<cell>", {"X": 21})
+    assert ns["result"] == 42 and rec["exc_type"] == "SystemExit" and not rec["ok"]
+    assert list(child.imported_versions(["json", "no_such_module"])) == ["json"]
+
+    class Array:
+        def tolist(self):
+            return [1, 2]
+
+    assert json.loads(child.encode({"result": Array()}))["result"] == [1, 2]
+    cycle: list = []
+    cycle.append(cycle)
+    assert json.loads(child.encode({"result": cycle}))["result"] == "[[...]]"
+
+
 # -------------------------------------------------------------------------- patches
 
+
 def test_patched_release_applies_one_line_and_shows_a_diff(env):
-    fix = r.patched("fakepkg==1.0", r.Patch("fakepkg/__init__.py",
-                                            "return (1 - flag) * a + flag * b      # the buggy blend",
-                                            "return b if flag else a"), name="select")
+    fix = r.patched(
+        "fakepkg==1.0",
+        r.Patch(
+            "fakepkg/__init__.py",
+            "return (1 - flag) * a + flag * b      # the buggy blend",
+            "return b if flag else a",
+        ),
+        name="select",
+    )
     assert fix.label == "fakepkg==1.0 + select"
     assert "-    return (1 - flag) * a + flag * b" in fix.diff()
     assert "+    return b if flag else a" in fix.diff()
@@ -228,9 +360,15 @@ def test_patched_release_applies_one_line_and_shows_a_diff(env):
 
 def test_concurrent_first_use_of_a_patched_release(env):
     """Regression: two version-table workers once materialized the same copy at once."""
-    fix = r.patched("fakepkg==2.0", r.Patch("fakepkg/__init__.py",
-                                            "return b if flag else a               # the fixed select",
-                                            "return b if flag else a  # concurrent"), name="c")
+    fix = r.patched(
+        "fakepkg==2.0",
+        r.Patch(
+            "fakepkg/__init__.py",
+            "return b if flag else a               # the fixed select",
+            "return b if flag else a  # concurrent",
+        ),
+        name="c",
+    )
     table = r.version_table({"a": "import fakepkg", "b": "import fakepkg"}, [fix], workers=2)
     table.check({fix.label: None})
     assert "# concurrent" in r.source_file(fix, "fakepkg/__init__.py").read_text()
@@ -243,14 +381,18 @@ def test_patch_must_match_exactly_one_line(env):
 
 # ---------------------------------------------------------------------- version table
 
+
 def test_version_table_runs_every_cell_and_checks(env):
-    triggers = {"bool kept": "import fakepkg\nassert fakepkg.merge(True, False, False) is False",
-                "imports": "import fakepkg"}
+    triggers = {
+        "bool kept": "import fakepkg\nassert fakepkg.merge(True, False, False) is False",
+        "imports": "import fakepkg",
+    }
     table = r.version_table(triggers, ["fakepkg==1.0", "fakepkg==2.0"])
     assert table.rows == ["fakepkg==1.0", "fakepkg==2.0"]
     assert table.outcome("fakepkg==1.0").exc_type == "AssertionError"
-    table.check({"fakepkg==1.0": {"bool kept": AssertionError, "imports": None},
-                 "fakepkg==2.0": None})
+    table.check(
+        {"fakepkg==1.0": {"bool kept": AssertionError, "imports": None}, "fakepkg==2.0": None}
+    )
     with pytest.raises(r.ExpectationError):
         table.check({"fakepkg==2.0": {"bool kept": (AssertionError, "")}})
     with pytest.raises(KeyError, match="no row"):
@@ -262,10 +404,14 @@ def test_version_table_runs_every_cell_and_checks(env):
 
 # ------------------------------------------------------------------------ cell magic
 
+
 def test_cell_magic_runs_asserts_and_stores(env, capsys):
     ns = {}
-    out = r.on_release("fakepkg==1.0 --raises ZeroDivisionError --match 'division' --as o",
-                       "import fakepkg\n1 / 0", ns)
+    out = r.on_release(
+        "fakepkg==1.0 --raises ZeroDivisionError --match '-?division' --as o",
+        "import fakepkg\n1 / 0",
+        ns,
+    )
     assert ns["o"] is out
     printed = capsys.readouterr().out
     assert printed.startswith("[ran on fakepkg==1.0:")
@@ -275,9 +421,17 @@ def test_cell_magic_runs_asserts_and_stores(env, capsys):
 
 
 def test_cell_magic_resolves_patched_release_variables_and_rejects_bad_lines(env):
-    ns = {"fix": r.patched("fakepkg==1.0", r.Patch("fakepkg/__init__.py",
-                                                   "return (1 - flag) * a + flag * b      # the buggy blend",
-                                                   "return b if flag else a"), name="select")}
+    ns = {
+        "fix": r.patched(
+            "fakepkg==1.0",
+            r.Patch(
+                "fakepkg/__init__.py",
+                "return (1 - flag) * a + flag * b      # the buggy blend",
+                "return b if flag else a",
+            ),
+            name="select",
+        )
+    }
     out = r.on_release("fix --ok", "import fakepkg\nassert fakepkg.merge(1, 'a', 'b') == 'b'", ns)
     assert out.target == "fakepkg==1.0 + select"
     with pytest.raises(ValueError, match="exactly one target"):
@@ -286,3 +440,29 @@ def test_cell_magic_resolves_patched_release_variables_and_rejects_bad_lines(env
         r.on_release("fakepkg==1.0 --bogus", "pass", ns)
     with pytest.raises(ValueError, match="exclude each other"):
         r.on_release("fakepkg==1.0 --ok --raises TypeError", "pass", ns)
+    with pytest.raises(ValueError, match="exactly one target"):
+        r.on_release("fakepkg==1.0 fakepkg==2.0", "pass", ns)
+    with pytest.raises(ValueError, match="--raises: expected one argument"):
+        r.on_release("fakepkg==1.0 --raises", "pass", ns)
+    with pytest.raises(ValueError, match="--timeout"):
+        r.on_release("fakepkg==1.0 --timeout soon", "pass", ns)
+
+
+def test_cell_magic_help_lists_its_options():
+    """``%%on_release?`` in a kernel prints the magic's docstring: usage and every option."""
+    from IPython.core.interactiveshell import InteractiveShell
+
+    ip = InteractiveShell.instance()
+    ip.run_line_magic("load_ext", "casebook.releases")
+    help_text = ip.object_inspect_text("%%on_release")
+    assert "%%on_release [--raises EXC]" in help_text
+    for option in (
+        "--raises EXC",
+        "--match REGEX",
+        "--ok",
+        "--x64",
+        "--timeout S",
+        "--as NAME",
+        "target",
+    ):
+        assert option in help_text, option

@@ -6,8 +6,13 @@ from casebook import runs
 
 
 def _record(pages, jax="0.12.0.1"):
-    return {"device": "gpu: Some GPU", "date": "2026-11-22", "python": "3.12.3",
-            "versions": {"jax": jax}, "pages": pages}
+    return {
+        "device": "gpu: Some GPU",
+        "date": "2026-11-22",
+        "python": "3.12.3",
+        "versions": {"jax": jax},
+        "pages": pages,
+    }
 
 
 def test_runs_of_one_machine_and_stack_merge_and_a_new_stack_replaces(tmp_path):
@@ -15,14 +20,23 @@ def test_runs_of_one_machine_and_stack_merge_and_a_new_stack_replaces(tmp_path):
     runs.save(_record({"book/lessons.ipynb": {"passed": False, "seconds": 4.0}}), tmp_path)
     (stored,) = runs.load(tmp_path)
     assert set(stored["pages"]) == {"notebooks/01-a.ipynb", "book/lessons.ipynb"}
-    runs.save(_record({"book/status.ipynb": {"passed": True, "seconds": 1.0}}, jax="0.13"), tmp_path)
+    runs.save(
+        _record({"book/status.ipynb": {"passed": True, "seconds": 1.0}}, jax="0.13"), tmp_path
+    )
     (stored,) = runs.load(tmp_path)
     assert set(stored["pages"]) == {"book/status.ipynb"}
 
 
 def test_the_table_puts_cases_first_and_marks_failures(tmp_path):
-    runs.save(_record({"notebooks/01-a.ipynb": {"passed": True, "seconds": 3.0},
-                       "book/lessons.ipynb": {"passed": False, "seconds": 4.0}}), tmp_path)
+    runs.save(
+        _record(
+            {
+                "notebooks/01-a.ipynb": {"passed": True, "seconds": 3.0},
+                "book/lessons.ipynb": {"passed": False, "seconds": 4.0},
+            }
+        ),
+        tmp_path,
+    )
     table = runs.table(tmp_path).table()
     assert table.header[-2:] == ("01", "lessons")
     assert table.rows[0][-2:] == ("pass (3 s)", "FAIL (4 s)")

@@ -1,0 +1,112 @@
+"""The child program of :func:`casebook.releases.run`: one cell, in a fresh interpreter.
+
+The parent starts ``python -m casebook.releases.child CODE OUT PACKAGES INPUTS NAME`` with
+the release it wants first on ``PYTHONPATH`` and jax configured by the environment (CPU
+only unless asked otherwise; x64 per run). This program:
+
+* sets the global variables of ``INPUTS`` (a JSON object) and runs the code of the file
+  ``CODE`` as ``__main__``, under the file name ``NAME`` so its traceback shows its lines;
+* records whether it raised, the exception's type, the names of its classes (so a base
+  class matches too), its message and its traceback (without this program's frame);
+* records the versions and files of the ``PACKAGES`` (comma-separated) that the code
+  *actually imported*, after it ran, so the parent can detect a shadowed overlay;
+* returns ``result`` (a global the code may set) as JSON, arrays as lists, anything else
+  that JSON refuses as its ``repr``;
+* writes all of it to the file ``OUT``. No file means the process died (the parent then
+  reports a crash); the parent's timeout kills a hang.
+
+Standard library only, and nothing at import time but the imports: the code must meet a
+process in which nothing of the case (jax, optax, ...) is imported yet.
+"""
+
+from __future__ import annotations
+
+import json
+import linecache
+import sys
+import traceback
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+__all__ = ["encode", "imported_versions", "main", "run_cell"]
+
+
+def run_cell(
+    code: str, cell_name: str, inputs: Mapping[str, Any]
+) -> tuple[dict[str, Any], dict[str, Any]]:
+    """Run ``code`` as ``__main__`` with ``inputs`` as globals; return (record, namespace).
+
+    An exception is recorded, never raised: ``ok``, ``exc_type``, ``exc_types`` (the
+    names along its MRO), ``message`` and ``traceback`` (starting at the cell's frame).
+    """
+    linecache.cache[cell_name] = (len(code), None, code.splitlines(True), cell_name)
+    ns: dict[str, Any] = {"__name__": "__main__"}
+    ns.update(inputs)
+    rec: dict[str, Any] = {
+        "ok": True,
+        "exc_type": None,
+        "exc_types": [],
+        "message": "",
+        "traceback": "",
+    }
+    try:
+        exec(compile(code, cell_name, "exec"), ns)
+    except BaseException as e:  # noqa: BLE001 - a SystemExit or KeyboardInterrupt is an outcome too
+        tb = e.__traceback__.tb_next if e.__traceback__ is not None else None
+        rec.update(
+            ok=False,
+            exc_type=type(e).__name__,
+            exc_types=[c.__name__ for c in type(e).__mro__],
+            message=str(e),
+            traceback="".join(traceback.format_exception(type(e), e, tb)),
+        )
+    sys.stdout.flush()
+    sys.stderr.flush()
+    return rec, ns
+
+
+def imported_versions(packages: Iterable[str]) -> dict[str, dict[str, str]]:
+    """``{name: {"version", "file"}}`` of each of ``packages`` that is imported now."""
+    versions = {}
+    for name in packages:
+        mod = sys.modules.get(name)
+        if mod is not None:
+            versions[name] = {
+                "version": str(getattr(mod, "__version__", "?")),
+                "file": str(getattr(mod, "__file__", "")),
+            }
+    return versions
+
+
+def _jsonable(o: Any) -> Any:
+    tolist = getattr(o, "tolist", None)
+    return tolist() if callable(tolist) else repr(o)
+
+
+def encode(rec: dict[str, Any]) -> str:
+    """``rec`` as JSON: arrays (anything with ``tolist``) as lists, other objects as their
+    ``repr``; a ``result`` that still will not encode (say, a cycle) becomes its ``repr``."""
+    try:
+        return json.dumps(rec, default=_jsonable)
+    except (TypeError, ValueError):
+        return json.dumps({**rec, "result": repr(rec["result"])})
+
+
+def main(argv: list[str]) -> int:
+    """``main([CODE, OUT, PACKAGES, INPUTS, NAME])``: run the cell and write the outcome."""
+    code_path, out_path, packages, inputs_path, cell_name = argv
+    with open(code_path) as f:
+        code = f.read()
+    with open(inputs_path) as f:
+        inputs = json.load(f)
+    rec, ns = run_cell(code, cell_name, inputs)
+    rec["versions"] = imported_versions(packages.split(","))
+    rec["result"] = ns.get("result")
+    payload = encode(rec)
+    with open(out_path, "w") as f:
+        f.write(payload)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,54 @@
+"""The errors of :mod:`casebook.releases`, in one module so every part can raise them.
+
+Each says what went wrong and, where there is one, the command that fixes it.
+"""
+
+from __future__ import annotations
+
+__all__ = [
+    "ExpectationError",
+    "HashMismatch",
+    "OverlayShadowed",
+    "PatchError",
+    "ReleaseError",
+    "ReleaseNotCached",
+    "RunCrashed",
+    "RunTimeout",
+    "UnknownRelease",
+]
+
+
+class ReleaseError(Exception):
+    """Base class of every error this package raises about releases and runs."""
+
+
+class UnknownRelease(ReleaseError):
+    """The requested release is not in the manifest."""
+
+
+class ReleaseNotCached(ReleaseError):
+    """The release is in the manifest but the set-up step has not fetched it."""
+
+
+class HashMismatch(ReleaseError):
+    """A wheel (or the cache's record of it) does not have the manifest's sha256."""
+
+
+class PatchError(ReleaseError):
+    """A one-line patch did not find exactly one occurrence of the line it replaces."""
+
+
+class RunTimeout(ReleaseError):
+    """The code ran past its time limit; the subprocess was killed."""
+
+
+class RunCrashed(ReleaseError):
+    """The subprocess died without reporting an outcome (e.g. a segfault)."""
+
+
+class OverlayShadowed(ReleaseError):
+    """The code imported a package from somewhere other than the requested release."""
+
+
+class ExpectationError(AssertionError):
+    """An outcome differs from what the book says about it."""

@@ -1,0 +1,218 @@
+"""Run code on a release in a fresh interpreter, and the :class:`Outcome` it sends back.
+
+Why a subprocess: a notebook kernel has the current stack imported, and Python cannot
+hold two versions of ``optax`` in one process. Old optax releases are pure-Python wheels
+that run on the current jax, so :func:`run` starts the *same interpreter* with the chosen
+release first on ``PYTHONPATH`` and runs the child program (:mod:`casebook.releases.child`)
+on the code. Each run is a new process: jax runs on CPU unless asked otherwise (so a
+notebook on a GPU never has two processes competing for the accelerator's memory), x64
+is chosen per run, a hang is killed at the time limit, a crash cannot take the kernel
+down, and the versions reported are those the code *actually imported*, with the file
+each came from, so a shadowed overlay cannot go unnoticed.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import importlib.util
+import json
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+import time
+from collections.abc import Mapping
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+from casebook.display import PlainText
+from casebook.releases import manifest
+from casebook.releases.errors import OverlayShadowed, ReleaseError, RunCrashed, RunTimeout
+from casebook.releases.patches import CURRENT, Target, overlay_of, target_label
+
+__all__ = ["CHILD_MODULE", "REPORTED_PACKAGES", "Outcome", "load_module_file", "run", "source_file"]
+
+# Packages whose imported version an Outcome reports when the code imported them.
+REPORTED_PACKAGES = ("jax", "jaxlib", "optax", "equinox", "diffrax", "chex", "numpy")
+
+CHILD_MODULE = "casebook.releases.child"
+"""The program each run starts (``python -m casebook.releases.child``)."""
+
+
+@dataclasses.dataclass
+class Outcome(PlainText):
+    """What happened when code ran on a release."""
+
+    target: str
+    package: str | None
+    ok: bool
+    exc_type: str | None
+    exc_types: list[str]
+    message: str
+    traceback: str
+    stdout: str
+    stderr: str
+    versions: dict[str, dict[str, str]]
+    result: Any
+    seconds: float
+    """Wall time of the whole subprocess, interpreter start-up included."""
+
+    @property
+    def summary(self) -> str:
+        """``OK`` or ``TypeError: <first line of the message>``."""
+        if self.ok:
+            return "OK"
+        first = self.message.strip().splitlines()[0] if self.message.strip() else ""
+        return f"{self.exc_type}: {first}"
+
+    def version(self, package: str) -> str:
+        """The version of ``package`` the code imported, ``?`` if it did not."""
+        return self.versions.get(package, {}).get("version", "?")
+
+    @property
+    def imported(self) -> str:
+        """The case-relevant versions actually imported, e.g. ``jax 0.10.2, optax 0.1.9``."""
+        return ", ".join(
+            f"{k} {self.versions[k]['version']}"
+            for k in ("jax", "optax", "equinox", "diffrax")
+            if k in self.versions
+        )
+
+    def __str__(self) -> str:
+        return f"[{self.target}] {self.summary}"
+
+
+def child_env(
+    overlay: Path | None, *, cpu: bool, x64: bool, env: Mapping[str, str] | None = None
+) -> dict[str, str]:
+    """The environment of a child: this one, ``overlay`` then the package's root first on
+    ``PYTHONPATH``, jax on CPU (or, on an accelerator, without preallocating its memory),
+    x64 if asked, and ``env`` on top."""
+    out = dict(os.environ)
+    paths = ([str(overlay)] if overlay else []) + [str(manifest.REPO_ROOT)]
+    if out.get("PYTHONPATH"):
+        paths.append(out["PYTHONPATH"])
+    out["PYTHONPATH"] = os.pathsep.join(paths)
+    if cpu:
+        out["JAX_PLATFORMS"] = "cpu"
+    else:
+        out.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    if x64:
+        out["JAX_ENABLE_X64"] = "1"
+    out.update(env or {})
+    return out
+
+
+def run(
+    code: str,
+    target: Target = CURRENT,
+    *,
+    timeout: float = 120.0,
+    cpu: bool = True,
+    x64: bool = False,
+    env: Mapping[str, str] | None = None,
+    inputs: Mapping[str, Any] | None = None,
+) -> Outcome:
+    """Run ``code`` in a fresh interpreter with ``target`` first on ``PYTHONPATH``.
+
+    ``target`` is a manifest spec (``"optax==0.1.9"``), a :class:`PatchedRelease`, or
+    :data:`CURRENT` for the installed stack. A variable named ``result`` left by the code
+    comes back as ``Outcome.result`` (JSON: arrays become lists); ``inputs`` (JSON values)
+    are set as global variables of the code before it runs. An exception in the
+    code is *recorded*, not raised; a hang raises :class:`RunTimeout`, a dead process
+    :class:`RunCrashed`, and an import of the package from anywhere but the requested
+    release :class:`OverlayShadowed`.
+    """
+    label = target_label(target)
+    package, overlay = overlay_of(target)
+    code = textwrap.dedent(code)
+    environment = child_env(overlay, cpu=cpu, x64=x64, env=env)
+
+    with tempfile.TemporaryDirectory(prefix="casebook-") as tmp:
+        code_path = Path(tmp) / "cell.py"
+        out_path = Path(tmp) / "outcome.json"
+        in_path = Path(tmp) / "inputs.json"
+        code_path.write_text(code)
+        in_path.write_text(json.dumps(dict(inputs or {})))
+        packages = ",".join(dict.fromkeys((*REPORTED_PACKAGES, package or "jax")))
+        cmd = [
+            sys.executable,
+            "-m",
+            CHILD_MODULE,
+            str(code_path),
+            str(out_path),
+            packages,
+            str(in_path),
+            f"<cell on {label}>",
+        ]
+        t0 = time.perf_counter()
+        try:
+            proc = subprocess.run(
+                cmd,
+                capture_output=True,
+                text=True,
+                env=environment,
+                timeout=timeout,
+                stdin=subprocess.DEVNULL,
+            )
+        except subprocess.TimeoutExpired as e:
+            out = _text(e.stdout)[-2000:]
+            err = _text(e.stderr)[-2000:]
+            raise RunTimeout(
+                f"[{label}] still running after {timeout:g} s; killed.\n"
+                f"--- stdout (tail) ---\n{out}\n--- stderr (tail) ---\n{err}"
+            ) from None
+        seconds = time.perf_counter() - t0
+        if not out_path.exists():
+            raise RunCrashed(
+                f"[{label}] the subprocess exited with code {proc.returncode} and no outcome.\n"
+                f"--- stderr (tail) ---\n{proc.stderr[-3000:]}"
+            )
+        rec = json.loads(out_path.read_text())
+
+    outcome = Outcome(
+        target=label,
+        package=package,
+        stdout=proc.stdout,
+        stderr=proc.stderr,
+        seconds=seconds,
+        **rec,
+    )
+    if overlay is not None and package in outcome.versions:
+        imported_from = outcome.versions[package]["file"]
+        if not imported_from.startswith(str(overlay)):
+            raise OverlayShadowed(
+                f"[{label}] {package} was imported from {imported_from}, not from {overlay}"
+            )
+    return outcome
+
+
+def _text(x: bytes | str | None) -> str:
+    if x is None:
+        return ""
+    return x.decode(errors="replace") if isinstance(x, bytes) else x
+
+
+def load_module_file(path: str | Path, name: str) -> ModuleType:
+    """Import one source file as module ``name`` (for loading, say, an old release's
+    ``wrappers.py`` beside the installed one, to time two versions in one process)."""
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot load {path} as a module")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def source_file(target: Target, relative: str) -> Path:
+    """Path of a file inside a fetched (or patched) release, e.g. ``optax/_src/wrappers.py``."""
+    _, root = overlay_of(target)
+    if root is None:
+        raise ReleaseError("source_file() needs a release or a patched release, not 'current'")
+    path = root / relative
+    if not path.exists():
+        raise FileNotFoundError(f"{relative} is not in {target_label(target)}")
+    return path

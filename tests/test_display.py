@@ -1,0 +1,83 @@
+"""Unit tests of casebook.display: one table description, rendered as text and HTML."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from casebook import display
+from casebook.display import Cell, PlainText, Table, TableDisplay
+
+
+class _Printer:
+    def __init__(self) -> None:
+        self.out = ""
+
+    def text(self, s: str) -> None:
+        self.out += s
+
+
+def test_text_table_is_aligned_markdown_with_caption():
+    t = Table(("name", "n"), (("a", "1"), (Cell("longer", code=True), "22")), caption="cap")
+    assert str(t).splitlines() == [
+        "| name   | n  |",
+        "|--------|----|",
+        "| a      | 1  |",
+        "| longer | 22 |",
+        "",
+        "cap",
+    ]
+
+
+def test_html_table_escapes_and_applies_cell_attributes():
+    t = Table(
+        ("<h>", "x"),
+        (
+            (
+                Cell("v<1", code=True, style="color:red", title='say "hi"'),
+                Cell("link", html='<a href="p.html">link</a>'),
+            ),
+        ),
+        caption="a & b",
+    )
+    got = t._repr_html_()
+    assert got.startswith(
+        "<table><caption>a &amp; b</caption><thead><tr><th>&lt;h&gt;</th><th>x</th>"
+    )
+    assert '<td style="color:red" title="say &quot;hi&quot;"><code>v&lt;1</code></td>' in got
+    assert '<td><a href="p.html">link</a></td>' in got
+    assert got.endswith("</tr></tbody></table>")
+    assert "<caption>" not in Table(("a",), ())._repr_html_()
+
+
+def test_mixins_give_text_pretty_and_html():
+    @dataclass
+    class Two(TableDisplay):
+        n: int
+
+        def table(self) -> Table:
+            return Table(("n",), ((str(self.n),),))
+
+    two = Two(2)
+    printer = _Printer()
+    two._repr_pretty_(printer, False)
+    assert printer.out == str(two) == str(two.table())
+    assert two._repr_html_() == two.table()._repr_html_()
+
+    class Word(PlainText):
+        def __str__(self) -> str:
+            return "word"
+
+    printer = _Printer()
+    Word()._repr_pretty_(printer, False)
+    assert printer.out == "word"
+
+
+def test_numbers_and_units():
+    assert display.format_number(0.012345) == "0.0123"
+    assert display.format_number(12345.6) == "12346"
+    assert display.pick_unit(2.0) == ("s", 1.0)
+    assert display.pick_unit(0.02) == ("ms", 1e3)
+    assert display.pick_unit(2e-6) == ("µs", 1e6)
+    assert display.pick_unit(2e-9) == ("ns", 1e9)
+    assert display.seconds_text(0.0123) == "12.3 ms"
+    assert display.unit_scale("us") == 1e6
