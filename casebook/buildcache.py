@@ -2,8 +2,9 @@
 
 jupyter-cache re-executes a notebook only when its *code cells* change, and Sphinx re-reads
 a page only when its *source file* changes. A notebook's output also depends on code it
-imports (``casebook/``), on the historical wheels it runs (``casebook/manifest.toml``) and on
-the stack (``requirements.txt``, ``pyproject.toml``). :func:`invalidate_if_stale` hashes those
+imports (``casebook/``), on the historical wheels it runs (``casebook/manifest.toml``), on
+the stack (``requirements.txt``, ``pyproject.toml``) and on the stored runs it shows
+(``book/measurements/``). :func:`invalidate_if_stale` hashes those
 inputs and, when the hash differs from the one stored with the cache, deletes the executed
 notebooks and Sphinx's environment, so the next build executes and re-reads every page.
 Standard library only: it runs before the build, from ``python3 -m casebook book``.
@@ -16,7 +17,13 @@ import shutil
 from pathlib import Path
 
 #: What a cached notebook output depends on besides its own code, relative to the repo root.
-INPUTS = ("casebook/**/*.py", "casebook/manifest.toml", "requirements.txt", "pyproject.toml")
+INPUTS = (
+    "casebook/**/*.py",
+    "casebook/manifest.toml",
+    "requirements.txt",
+    "pyproject.toml",
+    "book/measurements/**/*.json",  # stored runs the pages show
+)
 #: What the build keeps between runs that holds executed outputs (relative to ``_build``).
 CACHES = (".jupyter_cache", "jupyter_execute", ".doctrees")
 STAMP = ".casebook-inputs.sha256"
