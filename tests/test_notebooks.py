@@ -125,31 +125,15 @@ ANATOMY_CHECKS = (
 )
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS + CHAPTERS, ids=lambda p: p.name)
-def test_committed_without_outputs(path):
-    check_committed_without_outputs(path)
+#: The checks that also hold for the executed chapters in book/.
+CHAPTER_CHECKS = (check_committed_without_outputs, check_listed_in_the_table_of_contents)
 
 
-@pytest.mark.parametrize("path", NOTEBOOKS + CHAPTERS, ids=lambda p: p.name)
-def test_listed_in_the_table_of_contents(path):
-    check_listed_in_the_table_of_contents(path)
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_sections_follow_the_anatomy(path):
-    check_sections_follow_the_anatomy(path)
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_every_historical_run_asserts_its_outcome(path):
-    check_every_historical_run_asserts_its_outcome(path)
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_release_specs_are_in_the_manifest(path):
-    check_release_specs_are_in_the_manifest(path)
-
-
-@pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
-def test_exercise_solutions_are_hidden(path):
-    check_exercise_solutions_are_hidden(path)
+@pytest.mark.parametrize(
+    "check, path",
+    [(c, p) for c in ANATOMY_CHECKS for p in NOTEBOOKS]
+    + [(c, p) for c in CHAPTER_CHECKS for p in CHAPTERS],
+    ids=lambda x: x.name if isinstance(x, Path) else x.__name__.removeprefix("check_"),
+)
+def test_anatomy(check, path):
+    check(path)

@@ -340,8 +340,9 @@ def test_child_functions_in_process():
 # -------------------------------------------------------------------------- patches
 
 
-def test_patched_release_applies_one_line_and_shows_a_diff(env):
-    fix = r.patched(
+def _select_fix() -> r.PatchedRelease:
+    """The fake package's buggy blend replaced by a select: the patch these tests apply."""
+    return r.patched(
         "fakepkg==1.0",
         r.Patch(
             "fakepkg/__init__.py",
@@ -350,6 +351,10 @@ def test_patched_release_applies_one_line_and_shows_a_diff(env):
         ),
         name="select",
     )
+
+
+def test_patched_release_applies_one_line_and_shows_a_diff(env):
+    fix = _select_fix()
     assert fix.label == "fakepkg==1.0 + select"
     assert "-    return (1 - flag) * a + flag * b" in fix.diff()
     assert "+    return b if flag else a" in fix.diff()
@@ -421,17 +426,7 @@ def test_cell_magic_runs_asserts_and_stores(env, capsys):
 
 
 def test_cell_magic_resolves_patched_release_variables_and_rejects_bad_lines(env):
-    ns = {
-        "fix": r.patched(
-            "fakepkg==1.0",
-            r.Patch(
-                "fakepkg/__init__.py",
-                "return (1 - flag) * a + flag * b      # the buggy blend",
-                "return b if flag else a",
-            ),
-            name="select",
-        )
-    }
+    ns = {"fix": _select_fix()}
     out = r.on_release("fix --ok", "import fakepkg\nassert fakepkg.merge(1, 'a', 'b') == 'b'", ns)
     assert out.target == "fakepkg==1.0 + select"
     with pytest.raises(ValueError, match="exactly one target"):
