@@ -21,6 +21,7 @@ subprocess and plot in the parent.
 from __future__ import annotations
 
 import datetime
+import math
 import os
 import platform
 import resource
@@ -34,6 +35,7 @@ import jax
 import jax.numpy as jnp
 import numpy as np
 
+from casebook.claims import CONTROL_SUFFIX, Claim, claim
 from casebook.display import (
     PlainText,
     Table,
@@ -195,6 +197,8 @@ class Timings(TableDisplay):
     cpu: dict[str, list[float]]
     faults: dict[str, list[float]]
     meta: dict[str, Any] = field(default_factory=_run_meta)
+    claims: list[Claim] = field(default_factory=list)
+    """The claims asserted on these timings so far, in order."""
 
     @property
     def names(self) -> list[str]:
@@ -212,6 +216,21 @@ class Timings(TableDisplay):
     def ratio(self, a: str, b: str) -> float:
         """Median wall time of ``a`` over that of ``b`` (2.0: ``a`` is twice as slow)."""
         return self.median(a) / self.median(b)
+
+    def claim(
+        self,
+        numerator: str,
+        denominator: str,
+        *,
+        at_least: float = 0.0,
+        at_most: float = math.inf,
+        says: str,
+    ) -> Claim:
+        """Assert a sentence of the page about ``numerator / denominator`` (medians),
+        after the A/A control; see :func:`casebook.claims.claim`."""
+        made = claim(self, numerator, denominator, at_least=at_least, at_most=at_most, says=says)
+        self.claims.append(made)
+        return made
 
     def rows(self) -> list[dict[str, Any]]:
         """One dict per variant: variant, median_ms, q25_ms, q75_ms, cpu_ms (median),
@@ -329,6 +348,7 @@ def interleave(
     warmup: int = 2,
     calls_per_round: int = 1,
     min_seconds: float | None = None,
+    control: bool = True,
 ) -> Timings:
     """Time zero-argument ``variants`` round-robin and return their :class:`Timings`.
 
@@ -340,10 +360,17 @@ def interleave(
     each variant is called ``calls_per_round`` times back to back (e.g. one full
     gradient-accumulation cycle), every result blocked on, and one per-call sample
     (total / calls) is recorded.
+
+    With ``control`` (the default) the first variant is timed a second time, as one
+    more variant named ``"<first> (A/A)"``: the A/A control that every claim checks
+    first (:mod:`casebook.claims`).
     """
-    names = list(variants)
-    if not names:
+    if not variants:
         raise ValueError("interleave needs at least one variant")
+    if control:
+        first = next(iter(variants))
+        variants = {**variants, first + CONTROL_SUFFIX: variants[first]}
+    names = list(variants)
     for _ in range(warmup):
         for name in names:
             for _ in range(calls_per_round):

@@ -28,6 +28,7 @@ __all__ = [
     "Table",
     "TableDisplay",
     "format_number",
+    "glue",
     "pick_unit",
     "seconds_text",
     "unit_scale",
@@ -173,3 +174,26 @@ class TableDisplay(PlainText):
 
     def _repr_html_(self) -> str:
         return self.table()._repr_html_()
+
+
+# --------------------------------------------------------------------------- prose
+
+
+def glue(name: str, value: Any, *, display: bool = False) -> Any:
+    """Give ``value`` a name that the page's prose quotes, and return it.
+
+    In the built book, myst-nb's ``glue`` stores it and the Markdown writes
+    ``{glue:text}`name:.2f``` where the number belongs, so no sentence is assembled in
+    code. Where myst-nb is not installed (Colab, a bare kernel) nothing is stored, and
+    the value is only displayed if ``display`` is true.
+    """
+    try:
+        from myst_nb import glue as store
+    except ImportError:
+        if display:
+            from IPython.display import display as show
+
+            show(value)
+        return value
+    store(name, value, display=display)
+    return value

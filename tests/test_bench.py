@@ -31,14 +31,14 @@ def _logging_variant(name: str, log: list[str]) -> Callable[[], jax.Array]:
 def test_interleave_rotates_order_each_round() -> None:
     log: list[str] = []
     variants = {name: _logging_variant(name, log) for name in "abc"}
-    bench.interleave(variants, rounds=4, warmup=1)
+    bench.interleave(variants, rounds=4, warmup=1, control=False)
     assert "".join(log) == "abc" + "abc" + "bca" + "cab" + "abc"
 
 
 def test_interleave_sample_counts_and_calls_per_round() -> None:
     log: list[str] = []
     variants = {name: _logging_variant(name, log) for name in "ab"}
-    timings = bench.interleave(variants, rounds=3, warmup=2, calls_per_round=4)
+    timings = bench.interleave(variants, rounds=3, warmup=2, calls_per_round=4, control=False)
     assert len(log) == (2 + 3) * 2 * 4
     for series in (timings.wall, timings.cpu, timings.faults):
         assert {name: len(samples) for name, samples in series.items()} == {"a": 3, "b": 3}
@@ -50,7 +50,11 @@ def test_interleave_sample_counts_and_calls_per_round() -> None:
 def test_interleave_min_seconds_runs_whole_extra_rounds() -> None:
     log: list[str] = []
     timings = bench.interleave(
-        {name: _logging_variant(name, log) for name in "ab"}, rounds=1, warmup=0, min_seconds=0.05
+        {name: _logging_variant(name, log) for name in "ab"},
+        rounds=1,
+        warmup=0,
+        min_seconds=0.05,
+        control=False,
     )
     rounds = timings.meta["rounds"]
     assert rounds > 1 and len(timings.wall["a"]) == len(timings.wall["b"]) == rounds

@@ -12,6 +12,9 @@ first on its path and sends back a structured outcome. One module per concern:
   program :mod:`~casebook.releases.child`;
 * :mod:`~casebook.releases.expect`: :func:`expect`, :class:`VersionTable`,
   :func:`version_table`;
+* :mod:`~casebook.releases.program` and :mod:`~casebook.releases.variants`: programs of
+  named variants (modules of :mod:`casebook.programs`), run on releases by
+  :func:`program_table` and shown by :func:`show`;
 * :mod:`~casebook.releases.magic`: the ``%%on_release`` cell magic
   (``%load_ext casebook.releases``; ``%%on_release?`` prints its options);
 * :mod:`~casebook.releases.errors`: the errors, all :class:`ReleaseError` (or, for a
@@ -55,6 +58,7 @@ from casebook.releases.manifest import (
 )
 from casebook.releases.patches import CURRENT, Patch, PatchedRelease, Target, patched
 from casebook.releases.runner import REPORTED_PACKAGES, Outcome, load_module_file, run, source_file
+from casebook.releases.variants import Source, program_table, run_program, show
 
 __all__ = [
     "CURRENT",
@@ -71,6 +75,7 @@ __all__ = [
     "PatchError",
     "PatchedRelease",
     "Release",
+    "Source",
     "ReleaseError",
     "ReleaseNotCached",
     "RunCrashed",
@@ -88,10 +93,13 @@ __all__ = [
     "on_release",
     "parse_spec",
     "patched",
+    "program_table",
     "resolve",
     "run",
+    "run_program",
     "running_from_checkout",
     "sha256_of",
+    "show",
     "source_file",
     "user_cache_dir",
     "version_table",

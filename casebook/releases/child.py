@@ -28,7 +28,7 @@ import traceback
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["encode", "imported_versions", "main", "run_cell"]
+__all__ = ["encode", "exception_record", "frames_of", "imported_versions", "main", "run_cell"]
 
 
 def run_cell(
@@ -48,21 +48,38 @@ def run_cell(
         "exc_types": [],
         "message": "",
         "traceback": "",
+        "frames": [],
     }
     try:
         exec(compile(code, cell_name, "exec"), ns)
     except BaseException as e:  # noqa: BLE001 - a SystemExit or KeyboardInterrupt is an outcome too
-        tb = e.__traceback__.tb_next if e.__traceback__ is not None else None
-        rec.update(
-            ok=False,
-            exc_type=type(e).__name__,
-            exc_types=[c.__name__ for c in type(e).__mro__],
-            message=str(e),
-            traceback="".join(traceback.format_exception(type(e), e, tb)),
-        )
+        rec.update(exception_record(e))
     sys.stdout.flush()
     sys.stderr.flush()
     return rec, ns
+
+
+def exception_record(error: BaseException) -> dict[str, Any]:
+    """An exception as plain data: ``ok`` (False), ``exc_type``, ``exc_types`` (the names
+    along its MRO), ``message``, ``traceback`` and ``frames``, both without the frame of
+    the caller that caught it (they start in the code that was run)."""
+    tb = error.__traceback__.tb_next if error.__traceback__ is not None else None
+    return {
+        "ok": False,
+        "exc_type": type(error).__name__,
+        "exc_types": [c.__name__ for c in type(error).__mro__],
+        "message": str(error),
+        "traceback": "".join(traceback.format_exception(type(error), error, tb)),
+        "frames": frames_of(tb),
+    }
+
+
+def frames_of(tb: Any) -> list[list[Any]]:
+    """``[file, lineno, function, source line]`` of each frame of ``tb``, outermost first."""
+    return [
+        [f.filename, f.lineno or 0, f.name, (f.line or "").strip()]
+        for f in traceback.extract_tb(tb)
+    ]
 
 
 def imported_versions(packages: Iterable[str]) -> dict[str, dict[str, str]]:

@@ -119,7 +119,11 @@ class VersionTable(TableDisplay):
         """Per row, the imported versions that differ between rows; and a caption with
         the versions every row shares (``jax 0.10.2, equinox 0.13.8``)."""
         per_row = {
-            r: [part.strip() for part in self.cells[(r, self.columns[0])].imported.split(",")]
+            r: [
+                part.strip()
+                for part in self.cells[(r, self.columns[0])].imported.split(",")
+                if part.strip()
+            ]
             for r in self.rows
         }
         shared = [

@@ -28,6 +28,7 @@ from types import ModuleType
 from typing import Any
 
 from casebook.display import PlainText
+from casebook.failure import Failure
 from casebook.releases import manifest
 from casebook.releases.errors import OverlayShadowed, ReleaseError, RunCrashed, RunTimeout
 from casebook.releases.patches import CURRENT, Target, overlay_of, target_label
@@ -58,14 +59,22 @@ class Outcome(PlainText):
     result: Any
     seconds: float
     """Wall time of the whole subprocess, interpreter start-up included."""
+    frames: list[list[Any]] = dataclasses.field(default_factory=list)
+    """``[file, lineno, function, source]`` of each frame of the exception, outermost first."""
+
+    @property
+    def failure(self) -> Failure | None:
+        """The exception as a :class:`~casebook.failure.Failure`, None if the code ran
+        cleanly."""
+        if self.ok:
+            return None
+        return Failure.from_record(self.exc_type or "?", self.exc_types, self.message, self.frames)
 
     @property
     def summary(self) -> str:
         """``OK`` or ``TypeError: <first line of the message>``."""
-        if self.ok:
-            return "OK"
-        first = self.message.strip().splitlines()[0] if self.message.strip() else ""
-        return f"{self.exc_type}: {first}"
+        failure = self.failure
+        return "OK" if failure is None else failure.first_line
 
     def version(self, package: str) -> str:
         """The version of ``package`` the code imported, ``?`` if it did not."""

@@ -1,0 +1,105 @@
+"""What a *program* of the book is: a module of named variants that runs on a release.
+
+Several pages run the same set-up on several releases and try a few things on each: every
+loop kind LBFGS's state can meet, every way of writing a mask, both edge cases of a fix.
+Such code lives in a module of :mod:`casebook.programs`, linted and type-checked like the
+rest, never in a string. Its top level is the set-up; each experiment is a function
+without arguments, marked with :func:`variant`::
+
+    from casebook.releases.program import variant
+
+    params = {"w": jnp.ones(2)}
+
+    @variant("lax.scan, fresh")
+    def scan_fresh():
+        ...
+        return {"traces": traces}   # JSON-able; comes back as the cell's result
+
+:func:`run_variants` (called in the child process, on the release) imports the module and
+calls each variant in order, recording for each whether it raised, the summary of its
+exception, what it printed and what it returned. One failing variant does not stop the
+next. :func:`casebook.releases.variants.program_table` runs a program on several releases
+and turns the records into a version table, one column per variant.
+
+Standard library only: this module is imported on old releases.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import io
+import sys
+from collections.abc import Callable, Mapping
+from typing import Any, TypeVar
+
+from casebook.releases.child import exception_record
+
+__all__ = ["VARIANT_ATTRIBUTE", "inputs", "run_variants", "variant", "variants_of"]
+
+VARIANT_ATTRIBUTE = "__casebook_variant__"
+"""The attribute :func:`variant` sets on a function: the variant's column name."""
+
+_F = TypeVar("_F", bound=Callable[[], Any])
+_INPUTS: dict[str, Any] = {}
+
+
+def variant(name: str) -> Callable[[_F], _F]:
+    """Mark a function without arguments as the variant ``name`` of its program."""
+
+    def mark(function: _F) -> _F:
+        setattr(function, VARIANT_ATTRIBUTE, name)
+        return function
+
+    return mark
+
+
+def inputs() -> dict[str, Any]:
+    """The inputs the run passed to the program (``program_table(..., inputs={...})``),
+    readable at the module's top level, since they are set before it is imported."""
+    return dict(_INPUTS)
+
+
+def variants_of(module: Any) -> dict[str, Callable[[], Any]]:
+    """The variants of a module, ``{name: function}``, in the order they are defined.
+
+    >>> import types
+    >>> m = types.ModuleType("m")
+    >>> m.f = variant("first")(lambda: 1)
+    >>> m.g = lambda: 2
+    >>> list(variants_of(m))
+    ['first']
+    """
+    found = {}
+    for value in vars(module).values():
+        name = getattr(value, VARIANT_ATTRIBUTE, None)
+        if callable(value) and isinstance(name, str):
+            found[name] = value
+    return found
+
+
+def _record(function: Callable[[], Any]) -> dict[str, Any]:
+    """Call one variant: its exception record (or ``ok``), what it printed, its result."""
+    out = io.StringIO()
+    rec: dict[str, Any] = {"ok": True, "exc_type": None, "exc_types": [], "message": ""}
+    rec.update(traceback="", frames=[], result=None)
+    try:
+        with contextlib.redirect_stdout(out):
+            rec["result"] = function()
+    except Exception as e:
+        rec.update(exception_record(e))
+    rec["stdout"] = out.getvalue()
+    return rec
+
+
+def run_variants(module_name: str, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """Import ``module_name`` (its set-up runs) with ``given`` as its :func:`inputs`, then
+    call each of its variants; ``{name: record}``. A failing set-up raises, as any cell."""
+    _INPUTS.clear()
+    _INPUTS.update(given or {})
+    sys.modules.pop(module_name, None)
+    module = importlib.import_module(module_name)
+    variants = variants_of(module)
+    if not variants:
+        raise LookupError(f"{module_name} defines no @variant functions")
+    return {name: _record(function) for name, function in variants.items()}
