@@ -84,7 +84,7 @@ def _path_text(path: str) -> str:
 # --------------------------------------------------------------------------- types
 
 
-def _aval(x: Any) -> Any | None:
+def jax_type(x: Any) -> Any | None:
     """The abstract value JAX would give ``x``, or None if ``x`` is not a JAX type."""
     try:
         return jax.typeof(x)
@@ -101,7 +101,7 @@ def type_str(x: Any) -> str:
     what they are, ``'float (python)'``; so is any other non-JAX object
     (``'function (python)'``).
     """
-    aval = None if isinstance(x, _PYTHON_SCALARS) else _aval(x)
+    aval = None if isinstance(x, _PYTHON_SCALARS) else jax_type(x)
     if aval is None:
         return f"{type(x).__name__} (python)"
     text = aval.str_short(short_dtypes=True)
@@ -172,7 +172,7 @@ def _leaf_properties(x: Any) -> tuple[Any, bool, Any]:
     """(dtype, weak_type, shape) of a leaf, in the order of ``_LEAF_KINDS``.  A
     non-JAX object's Python type stands in for its dtype, so replacing e.g. a string
     by a function still shows as drift."""
-    aval = _aval(x)
+    aval = jax_type(x)
     if aval is None:
         return type(x), False, None
     return aval.dtype, bool(getattr(aval, "weak_type", False)), getattr(aval, "shape", None)

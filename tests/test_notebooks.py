@@ -114,6 +114,45 @@ def check_exercise_solutions_are_hidden(path: Path, root: Path = ROOT) -> None:
     assert solutions, f"{path.name}: exercises without solutions"
 
 
+#: A lesson's code cells: the median at most this many lines, and none longer than the max
+#: (the set-up cell, generated and hidden, does not count).
+MEDIAN_CELL_LINES, MAX_CELL_LINES = 8, 30
+#: A string literal of code longer than this many lines belongs in a program module.
+MAX_STRING_LINES = 5
+
+
+def _code_cells(path: Path) -> list[tuple[int, str]]:
+    return [
+        (i, _source(c))
+        for i, c in enumerate(_cells(path))
+        if c["cell_type"] == "code"
+        and "casebook-setup" not in c.get("metadata", {}).get("tags", [])
+    ]
+
+
+def check_cells_are_small(path: Path, root: Path = ROOT) -> None:
+    sizes = {i: len(src.strip().splitlines()) for i, src in _code_cells(path)}
+    long = {i: n for i, n in sizes.items() if n > MAX_CELL_LINES}
+    assert not long, f"{path.name}: cells over {MAX_CELL_LINES} lines (index: lines): {long}"
+    ordered = sorted(sizes.values())
+    median = (ordered[(len(ordered) - 1) // 2] + ordered[len(ordered) // 2]) / 2
+    assert median <= MEDIAN_CELL_LINES, (
+        f"{path.name}: median code cell {median} lines, over {MEDIAN_CELL_LINES}"
+    )
+
+
+def check_no_code_in_strings(path: Path, root: Path = ROOT) -> None:
+    for i, src in _code_cells(path):
+        if src.startswith("%%"):
+            continue  # a cell magic's body is code, highlighted and linted as such
+        for match in re.finditer(r'("""|\'\'\')(.*?)\1', src, re.S):
+            lines = match.group(2).strip().splitlines()
+            assert len(lines) <= MAX_STRING_LINES, (
+                f"{path.name} cell {i}: a {len(lines)}-line string literal; code that runs "
+                "on a release belongs in a %%on_release cell or a casebook.programs module"
+            )
+
+
 #: Every check a case notebook must pass as a file, each ``check(path, root)``.
 ANATOMY_CHECKS = (
     check_committed_without_outputs,
@@ -122,11 +161,18 @@ ANATOMY_CHECKS = (
     check_every_historical_run_asserts_its_outcome,
     check_release_specs_are_in_the_manifest,
     check_exercise_solutions_are_hidden,
+    check_cells_are_small,
+    check_no_code_in_strings,
 )
 
 
 #: The checks that also hold for the executed chapters in book/.
-CHAPTER_CHECKS = (check_committed_without_outputs, check_listed_in_the_table_of_contents)
+CHAPTER_CHECKS = (
+    check_committed_without_outputs,
+    check_listed_in_the_table_of_contents,
+    check_cells_are_small,
+    check_no_code_in_strings,
+)
 
 
 @pytest.mark.parametrize(
