@@ -237,35 +237,96 @@ def test_expected_success_that_raises_shows_the_traceback(env):
         r.expect(out)
 
 
-def test_hanging_code_is_killed_and_reported(env):
+def test_hanging_code_is_killed_and_reported(mode):
     with pytest.raises(r.RunTimeout, match=r"still running after 2 s; killed(?s:.*)started"):
         r.run(
             "print('started', flush=True)\nimport time\ntime.sleep(60)", "fakepkg==1.0", timeout=2
         )
 
 
-def test_a_crash_without_outcome_is_reported(env):
+@pytest.fixture(params=["warm", "cold"])
+def mode(request, env, monkeypatch):
+    """Each guarantee holds for runs forked from a warm server and for fresh interpreters."""
+    monkeypatch.setenv("CASEBOOK_COLD_RUNS", "1" if request.param == "cold" else "0")
+    return request.param
+
+
+def test_a_crash_without_outcome_is_reported(mode):
     with pytest.raises(r.RunCrashed, match="exited with code 3"):
         r.run("import os\nos._exit(3)", "fakepkg==1.0")
 
 
-def test_shadowed_overlay_is_detected(env, tmp_path):
-    impostor = tmp_path / "fakepkg"
-    impostor.mkdir()
-    (impostor / "__init__.py").write_text("__version__ = 'impostor'\n")
-    code = f"import sys\nsys.path.insert(0, {str(tmp_path)!r})\nimport fakepkg"
+def test_a_killed_run_names_the_signal(env):
+    with pytest.raises(r.RunCrashed, match="killed by signal 9"):
+        r.run("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "fakepkg==1.0")
+
+
+def test_shadowed_overlay_is_detected(mode, tmp_path, monkeypatch):
+    """A path entry put before the release at start-up (here by a sitecustomize, as a
+    stray ``.pth`` file would) makes the run import another copy: that is refused."""
+    impostor = tmp_path / "impostor"
+    (impostor / "fakepkg").mkdir(parents=True)
+    (impostor / "fakepkg" / "__init__.py").write_text("__version__ = 'impostor'\n")
+    (tmp_path / "sitecustomize.py").write_text(
+        f"import sys\nsys.path.insert(0, {str(impostor)!r})\n"
+    )
+    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
     with pytest.raises(r.OverlayShadowed, match="not from"):
-        r.run(code, "fakepkg==1.0")
+        r.run("import fakepkg", "fakepkg==1.0")
 
 
-def test_child_starts_with_nothing_of_the_case_imported(env):
-    """The child imports only the standard library before the cell runs."""
+def test_a_cold_child_starts_with_nothing_of_the_case_imported(env, monkeypatch):
+    """A fresh interpreter imports only the standard library before the cell runs."""
+    monkeypatch.setenv("CASEBOOK_COLD_RUNS", "1")
     out = r.run(
         "import sys\nresult = [m for m in ('jax', 'numpy', 'optax', 'IPython', 'fakepkg')"
         " if m in sys.modules]",
         "fakepkg==1.0",
     )
     assert out.result == []
+
+
+def test_a_warm_run_starts_before_anything_ran(env):
+    """A warm run has jax and the release imported, but no backend, no array, no IPython."""
+    out = r.run(
+        "import sys\nfrom jax._src import xla_bridge\n"
+        "result = [sorted(xla_bridge._backends), 'IPython' in sys.modules]",
+        "fakepkg==1.0",
+    )
+    assert out.result == [[], False]
+
+
+LEAK = """
+import os, jax, fakepkg
+before = [hasattr(fakepkg, "leaked"), os.environ.get("LEAKED"), jax.config.jax_enable_x64,
+          jax.numpy.zeros(1).dtype.name]
+fakepkg.leaked = True
+os.environ["LEAKED"] = "1"
+jax.config.update("jax_enable_x64", not jax.config.jax_enable_x64)
+result = before
+"""
+
+
+def test_no_run_leaks_state_into_the_next(mode):
+    """Module attributes, the environment and jax's config set by one run are gone in the
+    next; x64 is what each run asks for."""
+    runs = [r.run(LEAK, "fakepkg==1.0", x64=x64).result for x64 in (False, False, True, False)]
+    assert runs == [
+        [False, None, False, "float32"],
+        [False, None, False, "float32"],
+        [False, None, True, "float64"],
+        [False, None, False, "float32"],
+    ]
+
+
+def test_warm_and_cold_runs_report_the_same(env, monkeypatch):
+    """The same cell gives the same outcome, versions included, warm or cold."""
+    code = "import fakepkg\nresult = fakepkg.merge(True, 1, 2)\nraise ValueError('late')"
+    warm = r.run(code, "fakepkg==1.0")
+    monkeypatch.setenv("CASEBOOK_COLD_RUNS", "1")
+    cold = r.run(code, "fakepkg==1.0")
+    fields = ("ok", "exc_type", "message", "versions", "frames")
+    assert [getattr(warm, f) for f in fields] == [getattr(cold, f) for f in fields]
 
 
 def test_importing_the_package_imports_neither_jax_nor_ipython():

@@ -23,12 +23,25 @@ from __future__ import annotations
 
 import json
 import linecache
+import os
 import sys
 import traceback
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-__all__ = ["encode", "exception_record", "frames_of", "imported_versions", "main", "run_cell"]
+__all__ = [
+    "REPORTED_PACKAGES",
+    "encode",
+    "exception_record",
+    "frames_of",
+    "imported_versions",
+    "main",
+    "run_cell",
+]
+
+
+REPORTED_PACKAGES = ("jax", "jaxlib", "optax", "equinox", "diffrax", "chex", "numpy")
+"""Packages whose imported version an outcome reports when the code imported them."""
 
 
 def run_cell(
@@ -109,19 +122,24 @@ def encode(rec: dict[str, Any]) -> str:
         return json.dumps({**rec, "result": repr(rec["result"])})
 
 
-def main(argv: list[str]) -> int:
-    """``main([CODE, OUT, PACKAGES, INPUTS, NAME])``: run the cell and write the outcome."""
+def main(argv: list[str], imported: Callable[[], Iterable[str]] | None = None) -> int:
+    """``main([CODE, OUT, PACKAGES, INPUTS, NAME])``: run the cell and write the outcome.
+
+    ``imported`` (from the warm server) names the packages the run imported; without it,
+    every one of ``PACKAGES`` that is imported at the end counts, as in a fresh process.
+    """
     code_path, out_path, packages, inputs_path, cell_name = argv
     with open(code_path) as f:
         code = f.read()
     with open(inputs_path) as f:
         inputs = json.load(f)
     rec, ns = run_cell(code, cell_name, inputs)
-    rec["versions"] = imported_versions(packages.split(","))
+    rec["versions"] = imported_versions(imported() if imported else packages.split(","))
     rec["result"] = ns.get("result")
     payload = encode(rec)
-    with open(out_path, "w") as f:
+    with open(out_path + ".part", "w") as f:
         f.write(payload)
+    os.replace(out_path + ".part", out_path)  # the outcome appears whole or not at all
     return 0
 
 

@@ -29,14 +29,13 @@ from typing import Any
 
 from casebook.display import PlainText
 from casebook.failure import Failure
-from casebook.releases import manifest
+from casebook.releases import manifest, pool
+from casebook.releases.child import REPORTED_PACKAGES
 from casebook.releases.errors import OverlayShadowed, ReleaseError, RunCrashed, RunTimeout
 from casebook.releases.patches import CURRENT, Target, overlay_of, target_label
 
 __all__ = ["CHILD_MODULE", "REPORTED_PACKAGES", "Outcome", "load_module_file", "run", "source_file"]
 
-# Packages whose imported version an Outcome reports when the code imported them.
-REPORTED_PACKAGES = ("jax", "jaxlib", "optax", "equinox", "diffrax", "chex", "numpy")
 
 CHILD_MODULE = "casebook.releases.child"
 """The program each run starts (``python -m casebook.releases.child``)."""
@@ -58,7 +57,8 @@ class Outcome(PlainText):
     versions: dict[str, dict[str, str]]
     result: Any
     seconds: float
-    """Wall time of the whole subprocess, interpreter start-up included."""
+    """Wall time of the run: from the request to the outcome (a cold run: the whole
+    subprocess, interpreter start-up and imports included)."""
     frames: list[list[Any]] = dataclasses.field(default_factory=list)
     """``[file, lineno, function, source]`` of each frame of the exception, outermost first."""
 
@@ -137,58 +137,50 @@ def run(
     label = target_label(target)
     package, overlay = overlay_of(target)
     code = textwrap.dedent(code)
-    environment = child_env(overlay, cpu=cpu, x64=x64, env=env)
+    packages = ",".join(dict.fromkeys((*REPORTED_PACKAGES, package or "jax")))
+    warm = pool.enabled() and not env
 
     with tempfile.TemporaryDirectory(prefix="casebook-") as tmp:
-        code_path = Path(tmp) / "cell.py"
-        out_path = Path(tmp) / "outcome.json"
-        in_path = Path(tmp) / "inputs.json"
+        directory = Path(tmp)
+        code_path, out_path, in_path = (
+            directory / "cell.py",
+            directory / "outcome.json",
+            directory / "inputs.json",
+        )
         code_path.write_text(code)
         in_path.write_text(json.dumps(dict(inputs or {})))
-        packages = ",".join(dict.fromkeys((*REPORTED_PACKAGES, package or "jax")))
-        cmd = [
-            sys.executable,
-            "-m",
-            CHILD_MODULE,
-            str(code_path),
-            str(out_path),
-            packages,
-            str(in_path),
-            f"<cell on {label}>",
-        ]
-        t0 = time.perf_counter()
-        try:
-            proc = subprocess.run(
-                cmd,
-                capture_output=True,
-                text=True,
-                env=environment,
+        argv = [str(code_path), str(out_path), packages, str(in_path), f"<cell on {label}>"]
+        if warm:
+            environment = child_env(overlay, cpu=cpu, x64=False)
+            environment.pop("JAX_ENABLE_X64", None)  # chosen per run, in the fork
+            server = pool.server_for(sys.executable, environment, preloads(package))
+            finished = pool.warm_run(
+                server,
+                argv,
+                packages=packages,
+                x64=x64,
+                directory=directory,
                 timeout=timeout,
-                stdin=subprocess.DEVNULL,
+                label=label,
             )
-        except subprocess.TimeoutExpired as e:
-            out = _text(e.stdout)[-2000:]
-            err = _text(e.stderr)[-2000:]
-            raise RunTimeout(
-                f"[{label}] still running after {timeout:g} s; killed.\n"
-                f"--- stdout (tail) ---\n{out}\n--- stderr (tail) ---\n{err}"
-            ) from None
-        seconds = time.perf_counter() - t0
+            seconds = finished.seconds
+            stdout, stderr = (directory / "stdout").read_text(), (directory / "stderr").read_text()
+        else:
+            seconds, stdout, stderr = _cold_run(
+                argv, child_env(overlay, cpu=cpu, x64=x64, env=env), timeout, label
+            )
         if not out_path.exists():
             raise RunCrashed(
-                f"[{label}] the subprocess exited with code {proc.returncode} and no outcome.\n"
-                f"--- stderr (tail) ---\n{proc.stderr[-3000:]}"
+                f"[{label}] the run ended without an outcome.\n"
+                f"--- stderr (tail) ---\n{stderr[-3000:]}"
             )
         rec = json.loads(out_path.read_text())
 
     outcome = Outcome(
-        target=label,
-        package=package,
-        stdout=proc.stdout,
-        stderr=proc.stderr,
-        seconds=seconds,
-        **rec,
+        target=label, package=package, stdout=stdout, stderr=stderr, seconds=seconds, **rec
     )
+    if warm:
+        pool.learn(server, outcome.versions)
     if overlay is not None and package in outcome.versions:
         imported_from = outcome.versions[package]["file"]
         if not imported_from.startswith(str(overlay)):
@@ -196,6 +188,40 @@ def run(
                 f"[{label}] {package} was imported from {imported_from}, not from {overlay}"
             )
     return outcome
+
+
+def preloads(package: str | None) -> tuple[str, ...]:
+    """What a warm server imports before it forks: jax, then the release's package (for
+    the current stack: optax, which most runs import)."""
+    return ("jax", package or "optax")
+
+
+def _cold_run(
+    argv: list[str], environment: dict[str, str], timeout: float, label: str
+) -> tuple[float, str, str]:
+    """Run the child program in a fresh interpreter: (seconds, stdout, stderr)."""
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [sys.executable, "-m", CHILD_MODULE, *argv],
+            capture_output=True,
+            text=True,
+            env=environment,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired as e:
+        raise RunTimeout(
+            f"[{label}] still running after {timeout:g} s; killed.\n"
+            f"--- stdout (tail) ---\n{_text(e.stdout)[-2000:]}\n"
+            f"--- stderr (tail) ---\n{_text(e.stderr)[-2000:]}"
+        ) from None
+    if proc.returncode and not Path(argv[1]).exists():
+        raise RunCrashed(
+            f"[{label}] the subprocess exited with code {proc.returncode} and no outcome.\n"
+            f"--- stderr (tail) ---\n{proc.stderr[-3000:]}"
+        )
+    return time.perf_counter() - t0, proc.stdout, proc.stderr
 
 
 def _text(x: bytes | str | None) -> str:
