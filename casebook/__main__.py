@@ -13,6 +13,8 @@
   colab-sim [PAGE ...] run pages as Colab would: a bare venv, casebook from the set-up cell
   sync               rewrite every page's set-up cell from _config.yml, and its MyST twin
   check-corpus [...] run check_optimizer over the corpus of real set-ups (see --help)
+  bench [--suite]    time the book itself: release-run overhead, each page (twice), the
+                     spread of every benchmark claim, and (--suite) the test command
 
 ``--gpu`` (with setup, book, test, device) uses the CUDA 13 lock, requirements-gpu.txt.
 
@@ -81,10 +83,14 @@ def book(gpu: bool = False) -> None:
     print(f"casebook: book built in {time.perf_counter() - t0:.0f} s; open {index}")
 
 
+TEST_ARGS = ["--nbmake", "notebooks/", "book/", "tests/"]
+"""What the test command hands to pytest (after set-up) when no paths are given."""
+
+
 def test(paths: list[str], gpu: bool = False) -> None:
     py = environment.setup(gpu)
-    targets = paths or ["notebooks/", "book/", "tests/"]
-    environment.sh([py, "-m", "pytest", "--nbmake", *targets], cwd=ROOT)
+    args = ["--nbmake", *paths] if paths else TEST_ARGS
+    environment.sh([py, "-m", "pytest", *args], cwd=ROOT)
 
 
 def _in_venv(module: str, args: list[str]) -> None:
@@ -131,6 +137,7 @@ COMMANDS = {
     "latest": lambda a, gpu: _latest(a),
     "colab-sim": lambda a, gpu: _colab_sim(a),
     "sync": lambda a, gpu: _in_venv("casebook.pairs", a),
+    "bench": lambda a, gpu: _in_venv("casebook.selfbench", a),
     "check-corpus": lambda a, gpu: _in_venv("casebook.corpus", a),
     "new-case": lambda a, gpu: _exit_code(__import__("casebook.scaffold").scaffold.main(a)),
 }

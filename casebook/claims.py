@@ -25,8 +25,10 @@ ClaimFailed: 'a is not much slower than b' does not hold: a / b = 2.00, outside 
 
 from __future__ import annotations
 
+import json
 import math
-from dataclasses import dataclass
+import os
+from dataclasses import asdict, dataclass
 from typing import Protocol
 
 from casebook.display import PlainText, Table
@@ -135,12 +137,25 @@ def claim(
     control = check_control(timings, tolerance)
     ratio = timings.median(numerator) / timings.median(denominator)
     result = Claim(says, numerator, denominator, ratio, at_least, at_most, control)
+    _log(result)
     if not result.holds:
         raise ClaimFailed(
             f"{says!r} does not hold: {numerator} / {denominator} = {ratio:.2f}, "
             f"outside {result.bounds().replace('∞', 'inf')}"
         )
     return result
+
+
+LOG_ENV = "CASEBOOK_CLAIMS"
+"""When set to a file path, every claim judged is appended to it as a JSON line (the
+book's benchmark command collects a page's claims this way)."""
+
+
+def _log(made: Claim) -> None:
+    path = os.environ.get(LOG_ENV)
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps({**asdict(made), "holds": made.holds}) + "\n")
 
 
 def claims_table(claims: list[Claim]) -> Table:

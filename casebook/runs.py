@@ -14,6 +14,7 @@ from __future__ import annotations
 import argparse
 import datetime
 import json
+import os
 import platform
 import subprocess
 import sys
@@ -29,7 +30,9 @@ ROOT = records.STORE.parent.parent
 DEFAULT_PAGES = ("notebooks/", "book/")
 
 
-def _pages(paths: list[str]) -> list[str]:
+def pages(paths: list[str]) -> list[str]:
+    """The executed pages under ``paths`` (directories or ``.ipynb`` files), relative to the
+    repository."""
     pages = []
     for path in paths:
         full = ROOT / path
@@ -38,25 +41,44 @@ def _pages(paths: list[str]) -> list[str]:
     return pages
 
 
+def run_page(
+    page: str, *, timeout: int = 900, env: dict[str, str] | None = None
+) -> tuple[bool, float, str]:
+    """Run one page with ``pytest --nbmake``: (passed, seconds, the output's tail)."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [
+            sys.executable,
+            "-m",
+            "pytest",
+            "--nbmake",
+            "-q",
+            "-p",
+            "no:cacheprovider",
+            "-n",
+            "0",
+            page,
+        ],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=timeout,
+        env=None if env is None else {**os.environ, **env},
+    )
+    return proc.returncode == 0, round(time.perf_counter() - t0, 1), proc.stdout[-3000:]
+
+
 def run_pages(paths: list[str], *, timeout: int = 900) -> dict:
     """Run each page with ``pytest --nbmake`` and return the record of this machine."""
     from casebook.bench import device_label
 
     outcomes = {}
-    for page in _pages(paths):
-        t0 = time.perf_counter()
-        proc = subprocess.run(
-            [sys.executable, "-m", "pytest", "--nbmake", "-q", "-p", "no:cacheprovider", page],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
-        )
-        seconds = round(time.perf_counter() - t0, 1)
-        outcomes[page] = {"passed": proc.returncode == 0, "seconds": seconds}
-        print(f"{'PASS' if proc.returncode == 0 else 'FAIL'} {page} ({seconds} s)", flush=True)
-        if proc.returncode:
-            print(proc.stdout[-3000:], flush=True)
+    for page in pages(paths):
+        passed, seconds, tail = run_page(page, timeout=timeout)
+        outcomes[page] = {"passed": passed, "seconds": seconds}
+        print(f"{'PASS' if passed else 'FAIL'} {page} ({seconds} s)", flush=True)
+        if not passed:
+            print(tail, flush=True)
     return {
         "device": device_label(),
         "date": datetime.date.today().isoformat(),

@@ -307,7 +307,7 @@ result = before
 """
 
 
-def test_no_run_leaks_state_into_the_next(mode):
+def test_no_run_leaks_state_into_the_next(env):
     """Module attributes, the environment and jax's config set by one run are gone in the
     next; x64 is what each run asks for."""
     runs = [r.run(LEAK, "fakepkg==1.0", x64=x64).result for x64 in (False, False, True, False)]

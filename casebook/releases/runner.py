@@ -37,6 +37,10 @@ from casebook.releases.patches import CURRENT, Target, overlay_of, target_label
 __all__ = ["CHILD_MODULE", "REPORTED_PACKAGES", "Outcome", "load_module_file", "run", "source_file"]
 
 
+VOLATILE = ("JAX_ENABLE_X64", "PYTEST_CURRENT_TEST")
+"""Variables left out of a warm server's environment (and so of its key): x64 is set per
+run, and pytest changes ``PYTEST_CURRENT_TEST`` with every test."""
+
 CHILD_MODULE = "casebook.releases.child"
 """The program each run starts (``python -m casebook.releases.child``)."""
 
@@ -152,7 +156,8 @@ def run(
         argv = [str(code_path), str(out_path), packages, str(in_path), f"<cell on {label}>"]
         if warm:
             environment = child_env(overlay, cpu=cpu, x64=False)
-            environment.pop("JAX_ENABLE_X64", None)  # chosen per run, in the fork
+            for per_run in VOLATILE:  # chosen per run in the fork, or not the server's
+                environment.pop(per_run, None)
             server = pool.server_for(sys.executable, environment, preloads(package))
             finished = pool.warm_run(
                 server,
