@@ -1,4 +1,5 @@
-"""Tests for casebook.bench: interleaving order, sample counts, reports, compile time."""
+"""Tests for casebook.bench and casebook.claims: interleaving order, sample counts, reports,
+compile time, variants of known cost, claims and the A/A control."""
 
 from __future__ import annotations
 
@@ -11,7 +12,7 @@ import jax.numpy as jnp
 import matplotlib
 import pytest
 
-from casebook import bench
+from casebook import bench, claims
 from casebook.bench import Timings
 
 matplotlib.use("Agg")
@@ -171,3 +172,70 @@ def test_device_label_and_scale_for_device() -> None:
     assert bench.scale_for_device(10, 1000) == (10 if backend == "cpu" else 1000)
     if backend == "cpu":
         assert label.endswith(" cores)")
+
+
+# ------------------------------------------------------------------ known costs, claims
+
+
+def _sleeps(milliseconds: float):
+    """A variant that takes ``milliseconds`` of wall time per call (a sleep: its length
+    does not depend on how loaded the CPU is, only its wake-up does, by a little)."""
+
+    def step() -> int:
+        time.sleep(milliseconds / 1e3)
+        return 0
+
+    return step
+
+
+def test_each_variant_gets_its_own_samples() -> None:
+    """Variants of known, different cost: a timer that mixed up their samples (gave every
+    variant the first one's, or swapped two) would fail these ratios."""
+    timings = bench.interleave(
+        {"10 ms": _sleeps(10), "30 ms": _sleeps(30), "20 ms": _sleeps(20)}, rounds=5, warmup=1
+    )
+    assert timings.names == ["10 ms", "30 ms", "20 ms", "10 ms (A/A)"]
+    assert 2.0 < timings.ratio("30 ms", "10 ms") < 3.5
+    assert 1.4 < timings.ratio("20 ms", "10 ms") < 2.4
+    made = claims.claim(
+        timings,
+        "30 ms",
+        "20 ms",
+        at_least=1.2,
+        at_most=1.8,
+        says="30 ms is 1.5x 20 ms",
+        tolerance=0.3,
+    )
+    assert made.holds and abs(made.control - 1) < 0.3
+
+
+def test_a_claim_that_does_not_hold_fails() -> None:
+    timings = bench.interleave({"10 ms": _sleeps(10), "20 ms": _sleeps(20)}, rounds=4, warmup=1)
+    made = timings.claim("20 ms", "10 ms", at_least=1.4, says="20 ms is slower")
+    assert timings.claims == [made]
+    with pytest.raises(claims.ClaimFailed, match="'10 ms is slower' does not hold: 10 ms / 20 ms"):
+        timings.claim("10 ms", "20 ms", at_least=1.0, says="10 ms is slower")
+
+
+def _timings(**medians: float) -> bench.Timings:
+    wall = {name.replace("_", " "): [seconds] * 3 for name, seconds in medians.items()}
+    return bench.Timings(wall=wall, cpu=wall, faults={name: [0.0] * 3 for name in wall})
+
+
+def test_a_noisy_control_makes_the_benchmark_unreliable() -> None:
+    timings = _timings(a=1.0, b=2.0, **{"a (A/A)": 1.25})
+    with pytest.raises(claims.UnreliableBenchmark, match="reads 1.250, not 1.0"):
+        timings.claim("b", "a", at_least=1.5, says="b is slower than a")
+
+
+def test_timings_without_a_control_cannot_make_claims() -> None:
+    with pytest.raises(claims.UnreliableBenchmark, match="expected one A/A control"):
+        _timings(a=1.0, b=2.0).claim("b", "a", at_least=1.5, says="b is slower than a")
+
+
+def test_claims_are_logged_for_the_bench_command(tmp_path, monkeypatch) -> None:
+    log = tmp_path / "claims.jsonl"
+    monkeypatch.setenv(claims.LOG_ENV, str(log))
+    _timings(a=1.0, b=2.0, **{"a (A/A)": 1.02}).claim("b", "a", at_least=1.5, says="b is slower")
+    (entry,) = [json.loads(line) for line in log.read_text().splitlines()]
+    assert (entry["says"], entry["ratio"], entry["holds"]) == ("b is slower", 2.0, True)
