@@ -12,8 +12,10 @@ __all__ = [
     "PatchError",
     "ReleaseError",
     "ReleaseNotCached",
+    "EraPythonMissing",
     "RunCrashed",
     "RunTimeout",
+    "UnknownEra",
     "UnknownRelease",
 ]
 
@@ -24,6 +26,14 @@ class ReleaseError(Exception):
 
 class UnknownRelease(ReleaseError):
     """The requested release is not in the manifest."""
+
+
+class UnknownEra(UnknownRelease):
+    """The requested era (``era:KEY``) is not in the manifest."""
+
+
+class EraPythonMissing(ReleaseError):
+    """No interpreter of the Python an era needs was found (or could be installed)."""
 
 
 class ReleaseNotCached(ReleaseError):

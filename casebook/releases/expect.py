@@ -18,8 +18,8 @@ from typing import Any
 
 from casebook.display import Cell, Table, TableDisplay
 from casebook.releases.errors import ExpectationError
-from casebook.releases.patches import Target, overlay_of, target_label
-from casebook.releases.runner import Outcome, run
+from casebook.releases.patches import Target, target_label
+from casebook.releases.runner import Outcome, place_of, run
 
 __all__ = ["Expected", "ExpectationError", "VersionTable", "expect", "version_table"]
 
@@ -44,6 +44,33 @@ def expect(
     the code must have run cleanly. ``versions`` (``{"optax": "0.1.9"}``) checks the
     versions actually imported. A mismatch raises :class:`ExpectationError` carrying the
     captured traceback and output, so a failing test shows what really happened.
+
+    Args:
+        outcome: the :class:`~casebook.releases.Outcome` of a run.
+        raises: the exception class (or its name) the code must have raised; None: the
+            code must have run cleanly.
+        match: with ``raises``, a regular expression that ``re.search`` must find in
+            the exception's message.
+        versions: ``{package: version}`` the code must have imported.
+
+    Returns:
+        ``outcome``, unchanged.
+
+    Raises:
+        ExpectationError: the outcome differs; the message says how, then shows the
+            child's traceback, stdout and stderr.
+
+    Examples:
+        >>> from casebook import releases
+        >>> outcome = releases.run("int('x')")
+        >>> expect(outcome, raises=ValueError, match="invalid literal").summary
+        "ValueError: invalid literal for int() with base 10: 'x'"
+        >>> expect(outcome)
+        Traceback (most recent call last):
+            ...
+        casebook.releases.errors.ExpectationError: [current] expected the code to run cleanly, but it raised ValueError: invalid literal for int() with base 10: 'x'
+        --- traceback ---
+        ...
     """
     problems = []
     if raises is None:
@@ -90,14 +117,40 @@ Expected = None | str | type | tuple
 
 @dataclasses.dataclass(repr=False)
 class VersionTable(TableDisplay):
-    """Outcomes of several triggers across several releases, measured live."""
+    """Outcomes of several triggers across several releases, measured live.
+
+    Made by :func:`version_table` (one code string per column) or
+    :func:`~casebook.releases.program_table` (one variant of a program per column). It
+    prints as a text table and shows as HTML: one row per release, its imported
+    versions, and ``OK`` or the exception type in each column (green or red, the
+    message's first line as the tooltip).
+
+    Args:
+        columns: the triggers' names.
+        rows: the releases' labels (``"optax==0.1.9"``, ``"current"``).
+        cells: the :class:`~casebook.releases.Outcome` of each ``(row, column)``.
+    """
 
     columns: list[str]
     rows: list[str]
     cells: dict[tuple[str, str], Outcome]
 
     def outcome(self, row: str, column: str | None = None) -> Outcome:
-        """The outcome of trigger ``column`` (default: the first) on release ``row``."""
+        """The outcome of trigger ``column`` (default: the first) on release ``row``.
+
+        Args:
+            row: the release's label, one of ``rows``.
+            column: the trigger's name; None for the first column.
+
+        Returns:
+            The :class:`~casebook.releases.Outcome`.
+
+        Examples:
+            >>> from casebook import releases
+            >>> table = releases.version_table({"adds": "result = 1 + 1"}, ["current"])
+            >>> table.outcome("current").result
+            2
+        """
         return self.cells[(row, column or self.columns[0])]
 
     def check(self, expected: Mapping[str, Expected | Mapping[str, Expected]]) -> VersionTable:
@@ -105,6 +158,31 @@ class VersionTable(TableDisplay):
 
         ``want`` is ``None`` (runs cleanly), an exception type (or its name), or a pair
         ``(type, regex)`` whose regex must match the message.
+
+        Args:
+            expected: ``{row: want}`` (every column of the row) or
+                ``{row: {column: want}}``; rows and columns left out are not checked.
+
+        Returns:
+            The table itself, so a cell can check and show it in one line.
+
+        Raises:
+            KeyError: a row is not in the table.
+            ExpectationError: a cell differs from its ``want``.
+
+        Examples:
+            >>> from casebook import releases
+            >>> table = releases.version_table(
+            ...     {"adds": "result = 1 + 1", "divides": "1 / 0"}, ["current"]
+            ... )
+            >>> _ = table.check(
+            ...     {"current": {"adds": None, "divides": (ZeroDivisionError, "by zero")}}
+            ... )
+            >>> table.check({"current": None})
+            Traceback (most recent call last):
+                ...
+            casebook.releases.errors.ExpectationError: [current] expected the code to run cleanly, but it raised ZeroDivisionError: division by zero
+            ...
         """
         for row, want in expected.items():
             if row not in self.rows:
@@ -165,11 +243,32 @@ def version_table(
     """Run each trigger on each target (in parallel subprocesses) and tabulate.
 
     ``triggers`` is one code string or ``{column name: code}``. Rows are labelled by the
-    target (``"optax==0.1.9"``, ``"current"`` or a patched release's label).
+    target (``"optax==0.1.9"``, ``"current"`` or a patched release's label). Code of
+    more than a line or two belongs in a program (:func:`~casebook.releases.program_table`).
+
+    Args:
+        triggers: one code string (a column named ``trigger``), or
+            ``{column name: code}``.
+        targets: the releases to run on: manifest specs, ``"current"`` or
+            :class:`~casebook.releases.PatchedRelease` s.
+        workers: how many runs go at once.
+        **run_kwargs: passed to every :func:`~casebook.releases.run` (``x64=True``,
+            ``timeout=``, ``inputs=``).
+
+    Returns:
+        The :class:`VersionTable`, one row per target, one column per trigger.
+
+    Examples:
+        >>> from casebook import releases
+        >>> table = version_table({"adds": "result = 1 + 1", "divides": "1 / 0"}, ["current"])
+        >>> table.rows, table.columns
+        (['current'], ['adds', 'divides'])
+        >>> table.outcome("current", "divides").summary
+        'ZeroDivisionError: division by zero'
     """
     columns = {"trigger": triggers} if isinstance(triggers, str) else dict(triggers)
     for t in targets:  # locate/materialize once, before the workers start
-        overlay_of(t)
+        place_of(t)
     jobs = [(target_label(t), t, c) for t in targets for c in columns]
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {

@@ -29,7 +29,7 @@ from typing import Any
 
 from casebook.display import PlainText
 from casebook.failure import Failure
-from casebook.releases import manifest, pool
+from casebook.releases import eras, manifest, pool
 from casebook.releases.child import REPORTED_PACKAGES
 from casebook.releases.errors import OverlayShadowed, ReleaseError, RunCrashed, RunTimeout
 from casebook.releases.patches import CURRENT, Target, overlay_of, target_label
@@ -97,15 +97,41 @@ class Outcome(PlainText):
         return f"[{self.target}] {self.summary}"
 
 
+@dataclasses.dataclass(frozen=True)
+class Place:
+    """Where a run happens: the interpreter, the directories first on ``PYTHONPATH``,
+    the package whose origin is checked, and the directory it must come from."""
+
+    python: str
+    path: tuple[Path, ...]
+    package: str | None
+    home: Path | None
+
+
+def place_of(target: Target) -> Place:
+    """The :class:`Place` of a target: today's interpreter with the release (or nothing,
+    for the current stack) before the package's root; or an era's own venv, with only a
+    link to the child program on the path (:func:`casebook.releases.eras.casebook_path`),
+    so nothing of today's stack can leak into it."""
+    if eras.is_era(target):
+        assert isinstance(target, str)
+        era = eras.era_of(target)
+        python = eras.ensure(era)
+        return Place(str(python), (eras.casebook_path(),), "jax", eras.venv_dir(era))
+    package, overlay = overlay_of(target)
+    path = ((overlay,) if overlay else ()) + (manifest.REPO_ROOT,)
+    return Place(sys.executable, path, package, overlay)
+
+
 def child_env(
-    overlay: Path | None, *, cpu: bool, x64: bool, env: Mapping[str, str] | None = None
+    place: Place, *, cpu: bool, x64: bool, env: Mapping[str, str] | None = None
 ) -> dict[str, str]:
-    """The environment of a child: this one, ``overlay`` then the package's root first on
-    ``PYTHONPATH``, jax on CPU (or, on an accelerator, without preallocating its memory),
-    x64 if asked, and ``env`` on top."""
+    """The environment of a child: this one, with the place's directories first on
+    ``PYTHONPATH`` (only those, for an era), jax on CPU (or, on an accelerator, without
+    preallocating its memory), x64 if asked, and ``env`` on top."""
     out = dict(os.environ)
-    paths = ([str(overlay)] if overlay else []) + [str(manifest.REPO_ROOT)]
-    if out.get("PYTHONPATH"):
+    paths = [str(p) for p in place.path]
+    if out.get("PYTHONPATH") and place.python == sys.executable:
         paths.append(out["PYTHONPATH"])
     out["PYTHONPATH"] = os.pathsep.join(paths)
     if cpu:
@@ -128,20 +154,23 @@ def run(
     env: Mapping[str, str] | None = None,
     inputs: Mapping[str, Any] | None = None,
 ) -> Outcome:
-    """Run ``code`` in a fresh interpreter with ``target`` first on ``PYTHONPATH``.
+    """Run ``code`` on ``target`` in a child process and return its :class:`Outcome`.
 
-    ``target`` is a manifest spec (``"optax==0.1.9"``), a :class:`PatchedRelease`, or
-    :data:`CURRENT` for the installed stack. A variable named ``result`` left by the code
-    comes back as ``Outcome.result`` (JSON: arrays become lists); ``inputs`` (JSON values)
-    are set as global variables of the code before it runs. An exception in the
+    ``target`` is a manifest spec (``"optax==0.1.9"``), a :class:`PatchedRelease`,
+    :data:`CURRENT` for the installed stack, or an era (``"era:optax-828"``: the whole
+    stack of the report's day, in its own venv). A variable named ``result`` left by the
+    code comes back as ``Outcome.result`` (JSON: arrays become lists); ``inputs`` (JSON
+    values) are set as global variables of the code before it runs. An exception in the
     code is *recorded*, not raised; a hang raises :class:`RunTimeout`, a dead process
     :class:`RunCrashed`, and an import of the package from anywhere but the requested
-    release :class:`OverlayShadowed`.
+    release (or era) :class:`OverlayShadowed`. Runs fork from a warm server of their
+    environment (:mod:`casebook.releases.pool`), except with ``env``, which needs a
+    fresh interpreter.
     """
     label = target_label(target)
-    package, overlay = overlay_of(target)
+    place = place_of(target)
     code = textwrap.dedent(code)
-    packages = ",".join(dict.fromkeys((*REPORTED_PACKAGES, package or "jax")))
+    packages = ",".join(dict.fromkeys((*REPORTED_PACKAGES, place.package or "jax")))
     warm = pool.enabled() and not env
 
     with tempfile.TemporaryDirectory(prefix="casebook-") as tmp:
@@ -155,10 +184,10 @@ def run(
         in_path.write_text(json.dumps(dict(inputs or {})))
         argv = [str(code_path), str(out_path), packages, str(in_path), f"<cell on {label}>"]
         if warm:
-            environment = child_env(overlay, cpu=cpu, x64=False)
+            environment = child_env(place, cpu=cpu, x64=False)
             for per_run in VOLATILE:  # chosen per run in the fork, or not the server's
                 environment.pop(per_run, None)
-            server = pool.server_for(sys.executable, environment, preloads(package))
+            server = pool.server_for(place.python, environment, preloads(place.package))
             finished = pool.warm_run(
                 server,
                 argv,
@@ -171,9 +200,8 @@ def run(
             seconds = finished.seconds
             stdout, stderr = (directory / "stdout").read_text(), (directory / "stderr").read_text()
         else:
-            seconds, stdout, stderr = _cold_run(
-                argv, child_env(overlay, cpu=cpu, x64=x64, env=env), timeout, label
-            )
+            environment = child_env(place, cpu=cpu, x64=x64, env=env)
+            seconds, stdout, stderr = _cold_run(place.python, argv, environment, timeout, label)
         if not out_path.exists():
             raise RunCrashed(
                 f"[{label}] the run ended without an outcome.\n"
@@ -181,34 +209,36 @@ def run(
             )
         rec = json.loads(out_path.read_text())
 
+    package = None if eras.is_era(target) else place.package
     outcome = Outcome(
         target=label, package=package, stdout=stdout, stderr=stderr, seconds=seconds, **rec
     )
     if warm:
         pool.learn(server, outcome.versions)
-    if overlay is not None and package in outcome.versions:
-        imported_from = outcome.versions[package]["file"]
-        if not imported_from.startswith(str(overlay)):
+    checked = place.package or ""
+    if place.home is not None and checked in outcome.versions:
+        imported_from = outcome.versions[checked]["file"]
+        if not imported_from.startswith(str(place.home)):
             raise OverlayShadowed(
-                f"[{label}] {package} was imported from {imported_from}, not from {overlay}"
+                f"[{label}] {checked} was imported from {imported_from}, not from {place.home}"
             )
     return outcome
 
 
 def preloads(package: str | None) -> tuple[str, ...]:
     """What a warm server imports before it forks: jax, then the release's package (for
-    the current stack: optax, which most runs import)."""
-    return ("jax", package or "optax")
+    the current stack and eras: optax, which most runs import)."""
+    return tuple(dict.fromkeys(("jax", package if package not in (None, "jax") else "optax")))
 
 
 def _cold_run(
-    argv: list[str], environment: dict[str, str], timeout: float, label: str
+    python: str, argv: list[str], environment: dict[str, str], timeout: float, label: str
 ) -> tuple[float, str, str]:
     """Run the child program in a fresh interpreter: (seconds, stdout, stderr)."""
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(
-            [sys.executable, "-m", CHILD_MODULE, *argv],
+            [python, "-m", CHILD_MODULE, *argv],
             capture_output=True,
             text=True,
             env=environment,

@@ -1,0 +1,249 @@
+"""Era stacks: each bug re-run in the environment where its reporter met it.
+
+An overlay (``optax==0.1.9``) puts one old package on today's jax. An *era* is the whole
+stack of the day an issue was reported: the releases of jax, jaxlib, optax, equinox and
+diffrax (and their dependencies) that were the newest on PyPI that day, resolved with
+``uv pip compile --exclude-newer DATE`` and pinned with sha256 hashes in a lock file per
+era (``casebook/eras/KEY.txt``, for CPython on Linux x86_64). The manifest names each era::
+
+    [era."optax-828"]
+    reported = "2024-02-27"
+    issue = "https://github.com/google-deepmind/optax/issues/828"
+    python = "3.12"
+    lock = "eras/optax-828.txt"
+    packages = { jax = "0.4.25", jaxlib = "0.4.25", optax = "0.1.9" }
+
+A run names an era as its target, ``"era:optax-828"`` (``%%on_release era:optax-828``).
+:func:`ensure` builds the era's venv on first use, under the cache (``eras/KEY``), with
+an interpreter of the era's Python (:func:`find_python`), installing the lock with
+``--require-hashes --no-deps`` (uv when it is installed: its cache is shared by all eras).
+A venv is built in a scratch directory and renamed into place only when complete, so a
+failed build leaves nothing behind and the next run retries it cleanly.
+
+Standard library only: the set-up command builds the eras before anything else is
+importable, and an era's own interpreter imports this package's child program.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import hashlib
+import os
+import shutil
+import subprocess
+import sys
+import threading
+import tomllib
+from collections.abc import Callable, Mapping
+from pathlib import Path
+
+from casebook.releases.errors import EraPythonMissing, HashMismatch, ReleaseError, UnknownEra
+from casebook.releases.manifest import MANIFEST, cache_dir
+
+__all__ = [
+    "ERA_PREFIX",
+    "Era",
+    "casebook_path",
+    "ensure",
+    "era_of",
+    "find_python",
+    "is_era",
+    "load_eras",
+    "venv_dir",
+]
+
+ERA_PREFIX = "era:"
+"""A target that starts with this names an era: ``"era:optax-828"``."""
+
+PACKAGE_DIR = Path(__file__).resolve().parent.parent
+"""The ``casebook`` package directory; era lock paths are relative to it."""
+
+_STAMP = ".casebook-era"
+
+
+@dataclasses.dataclass(frozen=True)
+class Era:
+    """The stack of the day an issue was reported: its lock, its Python, its versions."""
+
+    name: str
+    reported: str
+    issue: str
+    python: str
+    lock: Path
+    packages: Mapping[str, str]
+
+    @property
+    def spec(self) -> str:
+        return ERA_PREFIX + self.name
+
+    @property
+    def digest(self) -> str:
+        """The sha256 of the lock file: a venv built from another lock is rebuilt."""
+        return hashlib.sha256(self.lock.read_bytes()).hexdigest()
+
+    def __str__(self) -> str:
+        versions = ", ".join(f"{k} {v}" for k, v in self.packages.items())
+        return f"{self.spec} ({self.reported}: {versions})"
+
+
+def load_eras(path: Path | None = None) -> dict[str, Era]:
+    """The eras of the manifest, ``{"optax-828": Era, ...}``."""
+    path = Path(path or os.environ.get("CASEBOOK_MANIFEST") or MANIFEST)
+    with open(path, "rb") as f:
+        data = tomllib.load(f)
+    eras = {}
+    for name, entry in data.get("era", {}).items():
+        lock = Path(entry["lock"])
+        eras[name] = Era(
+            name=name,
+            reported=entry["reported"],
+            issue=entry["issue"],
+            python=entry["python"],
+            lock=lock if lock.is_absolute() else path.parent / lock,
+            packages=dict(entry["packages"]),
+        )
+    return eras
+
+
+def is_era(target: object) -> bool:
+    """Whether a run's target names an era."""
+    return isinstance(target, str) and target.startswith(ERA_PREFIX)
+
+
+def era_of(target: str, eras: Mapping[str, Era] | None = None) -> Era:
+    """The :class:`Era` a target names; :class:`UnknownEra` lists the known ones."""
+    eras = load_eras() if eras is None else eras
+    name = target.removeprefix(ERA_PREFIX)
+    if name not in eras:
+        known = ", ".join(ERA_PREFIX + k for k in eras) or "none"
+        raise UnknownEra(f"{target!r} is not an era of the manifest; known eras: {known}")
+    return eras[name]
+
+
+def venv_dir(era: Era, cache: Path | None = None) -> Path:
+    """Where the era's venv lives: ``<cache>/eras/<name>``."""
+    return (cache or cache_dir()) / "eras" / era.name
+
+
+def _runs(python: str | Path, version: str) -> bool:
+    try:
+        out = subprocess.run(
+            [str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
+            capture_output=True,
+            text=True,
+            timeout=30,
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return False
+    return out.returncode == 0 and out.stdout.strip() == version
+
+
+def _pyenv_roots() -> list[Path]:
+    roots = [os.environ.get("PYENV_ROOT"), str(Path.home() / ".pyenv")]
+    pyenv = shutil.which("pyenv")
+    if pyenv:
+        out = subprocess.run([pyenv, "root"], capture_output=True, text=True)
+        roots.insert(0, out.stdout.strip())
+    return [Path(r) for r in dict.fromkeys(r for r in roots if r)]
+
+
+def uv() -> str | None:
+    """The uv executable: beside this interpreter (the book's venv has it), or on PATH."""
+    beside = Path(sys.executable).parent / "uv"
+    return str(beside) if beside.exists() else shutil.which("uv")
+
+
+def find_python(version: str) -> str:
+    """An interpreter of Python ``version`` (``"3.12"``): on PATH, from pyenv, or from uv
+    (found, or installed: that needs internet access to uv's Python builds). Raises
+    :class:`EraPythonMissing`, naming what to install, when there is none."""
+    candidates: list[str | Path] = [f"python{version}"]
+    for root in _pyenv_roots():
+        candidates += sorted((root / "versions").glob(f"{version}*/bin/python{version}"))
+    for candidate in candidates:
+        found = shutil.which(str(candidate)) if isinstance(candidate, str) else candidate
+        if found and _runs(found, version):
+            return str(found)
+    uv_path = uv()
+    if uv_path:
+        for command in (["python", "find", version], ["python", "install", version]):
+            try:
+                subprocess.run([uv_path, *command], capture_output=True, text=True, timeout=300)
+            except subprocess.TimeoutExpired:
+                continue
+            out = subprocess.run(
+                [uv_path, "python", "find", version], capture_output=True, text=True
+            )
+            if out.returncode == 0 and _runs(out.stdout.strip(), version):
+                return out.stdout.strip()
+    raise EraPythonMissing(
+        f"the era stacks need Python {version} (their jaxlib wheels are built for it), and "
+        f"none was found on PATH, through pyenv or through uv. Install one, e.g. "
+        f"`pyenv install {version}`, `uv python install {version}` or your system's "
+        f"python{version} package, then run the set-up again."
+    )
+
+
+_building = threading.Lock()
+
+
+def ensure(era: Era, *, cache: Path | None = None, log: Callable[[str], None] = print) -> Path:
+    """The interpreter of the era's venv, built first if it is missing or stale."""
+    final = venv_dir(era, cache)
+    python = final / "bin" / "python"
+    stamp = final / _STAMP
+    with _building:
+        if stamp.exists() and stamp.read_text().strip() == era.digest and python.exists():
+            return python
+        base = find_python(era.python)
+        scratch = final.with_name(f"{final.name}.partial-{os.getpid()}")
+        shutil.rmtree(scratch, ignore_errors=True)
+        log(f"casebook: building the era {era} with Python {era.python}")
+        try:
+            _build(era, base, scratch, final.parent)
+            (scratch / _STAMP).write_text(era.digest)
+            shutil.rmtree(final, ignore_errors=True)
+            scratch.rename(final)
+        finally:
+            shutil.rmtree(scratch, ignore_errors=True)
+    return python
+
+
+def _build(era: Era, base: str, venv: Path, eras_dir: Path) -> None:
+    """Make the venv at ``venv`` and install the era's lock into it."""
+    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
+    python = venv / "bin" / "python"
+    uv_path = uv()
+    if uv_path:
+        command = [uv_path, "pip", "install", "--python", str(python), "--link-mode", "hardlink"]
+        env = {**os.environ, "UV_CACHE_DIR": str(eras_dir / "uv-cache")}
+    else:
+        subprocess.run([str(python), "-m", "ensurepip", "-q"], check=True)
+        command = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+        env = dict(os.environ)
+    command += ["--require-hashes", "--no-deps", "-r", str(era.lock)]
+    proc = subprocess.run(command, capture_output=True, text=True, env=env)
+    if proc.returncode:
+        output = proc.stdout + proc.stderr
+        if "hash" in output.lower() and (
+            "mismatch" in output.lower() or "do not match" in output.lower()
+        ):
+            raise HashMismatch(
+                f"an era wheel of {era.spec} does not match the sha256 of {era.lock.name}: "
+                f"nothing was installed.\n{output[-2000:]}"
+            )
+        raise ReleaseError(f"installing {era.spec} failed:\n{output[-3000:]}")
+
+
+def casebook_path(cache: Path | None = None) -> Path:
+    """A directory holding only a link to the ``casebook`` package: an era's runs put it
+    on ``PYTHONPATH`` to reach the child program, and nothing of today's stack."""
+    path = (cache or cache_dir()) / "eras" / "casebook-path"
+    link = path / "casebook"
+    if not (link.is_symlink() and link.resolve() == PACKAGE_DIR):
+        path.mkdir(parents=True, exist_ok=True)
+        fresh = path / f".casebook-{os.getpid()}"
+        fresh.unlink(missing_ok=True)
+        fresh.symlink_to(PACKAGE_DIR, target_is_directory=True)
+        os.replace(fresh, link)  # atomic: concurrent pages never see a missing link
+    return path
