@@ -6,7 +6,8 @@
                      executed page as a test, plus the unit tests); PATHs replace the defaults
   setup              create .venv from the hashed lock, install casebook (editable), and
                      fetch the historical wheels; idempotent
-  fetch              download, verify and unpack the historical wheels of the manifest
+  fetch              download, verify and unpack the historical wheels of the manifest, and
+                     build the era stacks (one venv per case, with Python 3.12)
   device             print jax's version and devices in .venv (with --gpu: fail without a GPU)
   lock               regenerate requirements.txt and requirements-gpu.txt from pyproject.toml
   latest [--report F]  run the board and the pages on the newest releases; say what differs
@@ -34,11 +35,12 @@ ROOT = environment.ROOT
 
 
 def fetch() -> None:
-    from casebook.releases import ReleaseError
+    from casebook.releases import ReleaseError, eras
     from casebook.releases import fetch as fetch_releases
 
     try:
         fetch_releases()
+        eras.ensure_all()
     except ReleaseError as e:
         sys.exit(f"casebook fetch: {e}")
 

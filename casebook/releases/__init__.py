@@ -17,6 +17,10 @@ first on its path and sends back a structured outcome. One module per concern:
   :func:`program_table` and shown by :func:`show`;
 * :mod:`~casebook.releases.magic`: the ``%%on_release`` cell magic
   (``%load_ext casebook.releases``; ``%%on_release?`` prints its options);
+* :mod:`~casebook.releases.eras`: era stacks, the whole stack of the day an issue was
+  reported, in a venv of its own (targets ``"era:optax-828"``);
+* :mod:`~casebook.releases.pool` and :mod:`~casebook.releases.server`: the warm servers
+  runs fork from, one per environment;
 * :mod:`~casebook.releases.errors`: the errors, all :class:`ReleaseError` (or, for a
   failed expectation, :class:`ExpectationError`).
 
@@ -30,6 +34,7 @@ from __future__ import annotations
 from typing import Any
 
 from casebook.releases.errors import (
+    EraPythonMissing,
     ExpectationError,
     HashMismatch,
     OverlayShadowed,
@@ -38,6 +43,7 @@ from casebook.releases.errors import (
     ReleaseNotCached,
     RunCrashed,
     RunTimeout,
+    UnknownEra,
     UnknownRelease,
 )
 from casebook.releases.expect import Expected, VersionTable, expect, version_table
@@ -66,6 +72,7 @@ __all__ = [
     "REPORTED_PACKAGES",
     "REPO_ROOT",
     "SETUP_COMMAND",
+    "EraPythonMissing",
     "ExpectationError",
     "Expected",
     "HashMismatch",
@@ -81,6 +88,7 @@ __all__ = [
     "RunCrashed",
     "RunTimeout",
     "Target",
+    "UnknownEra",
     "UnknownRelease",
     "VersionTable",
     "cache_dir",

@@ -16,7 +16,8 @@ era (``casebook/eras/KEY.txt``, for CPython on Linux x86_64). The manifest names
 A run names an era as its target, ``"era:optax-828"`` (``%%on_release era:optax-828``).
 :func:`ensure` builds the era's venv on first use, under the cache (``eras/KEY``), with
 an interpreter of the era's Python (:func:`find_python`), installing the lock with
-``--require-hashes --no-deps`` (uv when it is installed: its cache is shared by all eras).
+``--require-hashes --no-deps`` (with uv when it is installed: its wheel cache is shared
+by all eras, and by every clone on the machine).
 A venv is built in a scratch directory and renamed into place only when complete, so a
 failed build leaves nothing behind and the next run retries it cleanly.
 
@@ -45,6 +46,7 @@ __all__ = [
     "Era",
     "casebook_path",
     "ensure",
+    "ensure_all",
     "era_of",
     "find_python",
     "is_era",
@@ -184,7 +186,13 @@ def find_python(version: str) -> str:
     )
 
 
-_building = threading.Lock()
+_locks: dict[str, threading.Lock] = {}
+_locks_lock = threading.Lock()
+
+
+def _lock_of(name: str) -> threading.Lock:
+    with _locks_lock:
+        return _locks.setdefault(name, threading.Lock())
 
 
 def ensure(era: Era, *, cache: Path | None = None, log: Callable[[str], None] = print) -> Path:
@@ -192,7 +200,7 @@ def ensure(era: Era, *, cache: Path | None = None, log: Callable[[str], None] = 
     final = venv_dir(era, cache)
     python = final / "bin" / "python"
     stamp = final / _STAMP
-    with _building:
+    with _lock_of(era.name):
         if stamp.exists() and stamp.read_text().strip() == era.digest and python.exists():
             return python
         base = find_python(era.python)
@@ -200,7 +208,7 @@ def ensure(era: Era, *, cache: Path | None = None, log: Callable[[str], None] = 
         shutil.rmtree(scratch, ignore_errors=True)
         log(f"casebook: building the era {era} with Python {era.python}")
         try:
-            _build(era, base, scratch, final.parent)
+            _build(era, base, scratch)
             (scratch / _STAMP).write_text(era.digest)
             shutil.rmtree(final, ignore_errors=True)
             scratch.rename(final)
@@ -209,14 +217,31 @@ def ensure(era: Era, *, cache: Path | None = None, log: Callable[[str], None] = 
     return python
 
 
-def _build(era: Era, base: str, venv: Path, eras_dir: Path) -> None:
+def ensure_all(
+    eras: Mapping[str, Era] | None = None, *, workers: int = 3, log: Callable[[str], None] = print
+) -> list[Path]:
+    """Build every era's venv that is missing or stale, ``workers`` at a time (the set-up
+    command's last step); the interpreters, in the manifest's order."""
+    import concurrent.futures
+    import time
+
+    eras = load_eras() if eras is None else eras
+    t0 = time.perf_counter()
+    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
+        pythons = list(pool.map(lambda era: ensure(era, log=log), eras.values()))
+    log(f"casebook: {len(pythons)} era stack(s) ready in {time.perf_counter() - t0:.0f} s")
+    return pythons
+
+
+def _build(era: Era, base: str, venv: Path) -> None:
     """Make the venv at ``venv`` and install the era's lock into it."""
     subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     uv_path = uv()
     if uv_path:
-        command = [uv_path, "pip", "install", "--python", str(python), "--link-mode", "hardlink"]
-        env = {**os.environ, "UV_CACHE_DIR": str(eras_dir / "uv-cache")}
+        # uv's own cache (``$UV_CACHE_DIR``, or its per-user default) holds every era's wheels
+        command = [uv_path, "pip", "install", "--quiet", "--python", str(python)]
+        env = dict(os.environ)
     else:
         subprocess.run([str(python), "-m", "ensurepip", "-q"], check=True)
         command = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
