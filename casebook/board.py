@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from casebook import cases, releases
 from casebook.cases import STATUSES, Trigger
 from casebook.display import Cell, Table, TableDisplay
+from casebook.releases import eras
 
 __all__ = ["BOARD", "STATUSES", "Board", "Row", "Trigger", "run_board"]
 
@@ -33,11 +34,14 @@ BOARD: tuple[Trigger, ...] = cases.board_triggers()
 
 @dataclass(frozen=True)
 class Row:
-    """A trigger and what it did on the pins: ``status`` and a one-line ``detail``."""
+    """A trigger and what it did on the pins: ``status`` and a one-line ``detail``; for a
+    case's own trigger, also what it did in the era stack of the report (``era``: the
+    era's name, its status and detail), else None."""
 
     trigger: Trigger
     status: str
     detail: str
+    era: tuple[str, str, str] | None = None
 
     @property
     def changed(self) -> bool:
@@ -79,7 +83,19 @@ def _cells(r: Row) -> tuple[Cell, ...]:
             + (f"<br>changed: was {html.escape(t.recorded)}" if r.changed else "")
         ),
     )
-    return key, what, status, Cell(r.detail, code=True)
+    if r.era is None:
+        era = Cell("-", title="no era: not an upstream report of a case")
+    else:
+        name, era_status, era_detail = r.era
+        era = Cell(
+            f"{era_status} ({name}): {era_detail}",
+            html=(
+                f'<b style="color:{_STATUS_COLORS.get(era_status, "black")}">'
+                f"{html.escape(era_status)}</b> on <code>{html.escape(name)}</code><br>"
+                f"<code>{html.escape(era_detail)}</code>"
+            ),
+        )
+    return key, what, status, Cell(r.detail, code=True), era
 
 
 class Board(list[Row], TableDisplay):
@@ -96,7 +112,7 @@ class Board(list[Row], TableDisplay):
 
     def table(self) -> Table:
         return Table(
-            ("bug", "what", "status", "what the trigger did"),
+            ("bug", "what", "status", "what the trigger did", "as the reporter saw it (era)"),
             tuple(_cells(r) for r in self),
             caption=f"status on {self.versions}",
         )
@@ -105,14 +121,31 @@ class Board(list[Row], TableDisplay):
     __repr__ = list.__repr__
 
 
-def run_board(triggers: Sequence[Trigger] = BOARD, *, workers: int = 2) -> Board:
-    """Run every trigger on the current pins (fresh CPU subprocesses, in parallel)."""
+def eras_of(triggers: Sequence[Trigger]) -> dict[str, str]:
+    """``{trigger key: era target}`` for each case's own trigger whose case has an era."""
+    known = eras.load_eras()
+    firsts = {c.triggers[0].key: c.key for c in cases.CASES if c.triggers}
+    return {t.key: eras.ERA_PREFIX + firsts[t.key] for t in triggers if firsts.get(t.key) in known}
 
-    def one(t: Trigger) -> releases.Outcome:
-        return releases.run(t.code, releases.CURRENT, x64=t.x64, timeout=120)
+
+def run_board(triggers: Sequence[Trigger] = BOARD, *, workers: int = 2) -> Board:
+    """Run every trigger on the current pins, and each case's own trigger in the era stack
+    of its report too (fresh CPU children, in parallel)."""
+    era_targets = eras_of(triggers)
+    jobs = [(t, releases.CURRENT) for t in triggers] + [
+        (t, era_targets[t.key]) for t in triggers if t.key in era_targets
+    ]
+
+    def one(job: tuple[Trigger, str]) -> releases.Outcome:
+        t, target = job
+        return releases.run(t.code, target, x64=t.x64, timeout=180)
 
     with ThreadPoolExecutor(max_workers=workers) as pool:
-        outcomes = list(pool.map(one, triggers))
-    rows = [Row(t, *_status(o)) for t, o in zip(triggers, outcomes)]
+        outcomes = dict(zip([(t.key, target) for t, target in jobs], pool.map(one, jobs)))
+    rows = []
+    for t in triggers:
+        era = era_targets.get(t.key)
+        seen = (era, *_status(outcomes[(t.key, era)])) if era else None
+        rows.append(Row(t, *_status(outcomes[(t.key, releases.CURRENT)]), era=seen))
     pins = ", ".join(f"{p} {md.version(p)}" for p in ("jax", "optax", "equinox", "diffrax"))
     return Board(rows, pins)

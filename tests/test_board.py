@@ -6,7 +6,7 @@ from dataclasses import replace
 
 import pytest
 
-from casebook import board
+from casebook import board, cases
 
 BY_KEY = {t.key: t for t in board.BOARD}
 
@@ -29,6 +29,19 @@ def test_the_fixed_triggers_fail_on_the_buggy_release(key, release):
     trigger = BY_KEY[key]
     outcome = board.releases.run(trigger.code, release, x64=trigger.x64)
     assert board._status(outcome)[0] == "still failing", outcome.summary
+
+
+def test_each_case_fails_in_its_era_as_reported(current):
+    """The era column: every case's own trigger fails on the stack of its report's day,
+    with an error type its registry names; the other rows have no era."""
+    by_trigger = {c.triggers[0].key: c for c in cases.CASES}
+    for row in current:
+        case = by_trigger.get(row.trigger.key)
+        if case is None:
+            assert row.era is None, row.trigger.key
+            continue
+        assert row.era is not None and row.era[:2] == ("era:" + case.key, "still failing")
+        assert row.era[2].split(":")[0] in {e.exc_type for e in case.errors}, row.era
 
 
 def test_a_trigger_without_a_status_is_unexpected_and_changes_show():
