@@ -167,6 +167,21 @@ def compile_seconds(
     Side effect: every jitted function in the process recompiles on its next call, so
     call this before timing steps, not between.  A persistent compilation cache
     (``jax_compilation_cache_dir``), if configured, is not cleared.
+
+    Args:
+        fn: the function to compile.
+        *args: example arguments (arrays or ``ShapeDtypeStruct`` s).
+        repeats: how many cold compiles to time.
+        **kwargs: example keyword arguments.
+
+    Returns:
+        A :class:`CompileTime`: the samples, and the trace-and-lower part of each.
+
+    Examples:
+        >>> import jax.numpy as jnp
+        >>> compiled = compile_seconds(lambda x: x * 2, jnp.ones(3), repeats=2)
+        >>> len(compiled.samples), compiled.median > 0
+        (2, True)
     """
     totals, lowers = [], []
     for _ in range(repeats):
@@ -191,6 +206,20 @@ class Timings(TableDisplay):
     variant name to one value per timed round, each already divided by the calls
     made in that round.  ``meta`` says where and when (device, jax version,
     platform, machine, date, and the interleave settings).
+
+    Examples:
+        Timings that came back from a child process as a dict:
+
+        >>> t = Timings.from_dict({
+        ...     "wall": {"fix A": [2.0, 2.1], "fix A (A/A)": [2.0, 2.1], "fix B": [1.0, 1.1]},
+        ...     "cpu": {"fix A": [2.0, 2.1], "fix A (A/A)": [2.0, 2.1], "fix B": [1.0, 1.1]},
+        ...     "faults": {"fix A": [0, 0], "fix A (A/A)": [0, 0], "fix B": [0, 0]},
+        ...     "meta": {"device": "cpu"},
+        ... })
+        >>> round(t.ratio("fix A", "fix B"), 2)
+        1.95
+        >>> print(t.claim("fix A", "fix B", at_least=1.5, says="fix A is slower than fix B"))
+        fix A is slower than fix B: fix A / fix B = 1.95 in [1.5, ∞] (holds; A/A 1.000)
     """
 
     wall: dict[str, list[float]]
@@ -252,8 +281,9 @@ class Timings(TableDisplay):
         return rows
 
     def table(self, unit: str = "ms", faults: bool = True) -> Table:
-        """The rows as a :class:`Table` in ``unit`` ('s', 'ms', 'us' or 'ns'), with the
-        page-fault column unless ``faults`` is False; captioned with the device."""
+        """The rows as a :class:`~casebook.display.Table` in ``unit`` ('s', 'ms', 'us' or 'ns'), with the
+        page-fault column unless ``faults`` is False; captioned with the device.
+        """
         scale = unit_scale(unit) / 1e3
         header: tuple[str, ...] = ("variant", f"median ({unit})", f"IQR ({unit})", f"CPU ({unit})")
         header += ("faults/call", "n") if faults else ("n",)
@@ -316,6 +346,7 @@ class Timings(TableDisplay):
 
     @classmethod
     def from_dict(cls, data: Mapping[str, Any]) -> Timings:
+        """The timings :meth:`to_dict` wrote (in a child process, say)."""
         return cls(
             wall={k: list(v) for k, v in data["wall"].items()},
             cpu={k: list(v) for k, v in data["cpu"].items()},
@@ -364,6 +395,30 @@ def interleave(
     With ``control`` (the default) the first variant is timed a second time, as one
     more variant named ``"<first> (A/A)"``: the A/A control that every claim checks
     first (:mod:`casebook.claims`).
+
+    Args:
+        variants: ``{name: step}``, each step a function without arguments.
+        rounds: the timed rounds (at least).
+        warmup: the untimed rounds first (compiles, caches).
+        calls_per_round: the calls of each variant per round, back to back.
+        min_seconds: go on with whole rounds until this much time has passed.
+        control: add the A/A control.
+
+    Returns:
+        The :class:`Timings`, one sample per round and variant.
+
+    Raises:
+        ValueError: ``variants`` is empty.
+
+    Examples:
+        >>> import jax, jax.numpy as jnp
+        >>> x = jnp.ones(1000)
+        >>> total = jax.jit(jnp.sum)
+        >>> t = interleave({"sum": lambda: total(x), "copy": lambda: x + 0}, rounds=5)
+        >>> t.names
+        ['sum', 'copy', 'sum (A/A)']
+        >>> len(t.wall["sum"]), t.meta["rounds"]
+        (5, 5)
     """
     if not variants:
         raise ValueError("interleave needs at least one variant")
@@ -412,6 +467,18 @@ def copy_reference(nbytes: int, dtype: Any = "float32") -> tuple[Callable[[], An
 
         copy, copy_bytes = copy_reference(param_bytes)
         t = interleave({"fix": fix_step, "bug": bug_step, "copy": copy})
+
+    Args:
+        nbytes: about how large the buffer is, in bytes.
+        dtype: its dtype.
+
+    Returns:
+        ``(step, bytes moved per call)``.
+
+    Examples:
+        >>> step, moved = copy_reference(4096)
+        >>> moved, step().shape
+        (8192, (1024,))
     """
     dtype = jnp.dtype(dtype)
     size = max(1, nbytes // dtype.itemsize)
@@ -442,6 +509,25 @@ def floor_fraction(
 
     ``(bytes_moved / median(variant)) / (copy_bytes / median(copy_variant))``: 1.0
     means the step runs at the memory floor, 0.25 that it is four times off it.
+
+    Args:
+        timings: timings with ``variant`` and the copy among their variants.
+        variant: the step to judge.
+        bytes_moved: the bytes the step must move per call (read and written).
+        copy_variant: the name of the :func:`copy_reference` step.
+        copy_bytes: the bytes the copy moves per call (from :func:`copy_reference`).
+
+    Returns:
+        The fraction of the copy's bandwidth the step reaches.
+
+    Examples:
+        A step that moves as many bytes as the copy, in twice its time:
+
+        >>> t = Timings.from_dict({"wall": {"step": [0.002], "copy": [0.001]},
+        ...                        "cpu": {"step": [0.002], "copy": [0.001]},
+        ...                        "faults": {"step": [0], "copy": [0]}, "meta": {}})
+        >>> floor_fraction(t, "step", 8192, copy_bytes=8192)
+        0.5
     """
     achieved = bandwidth(bytes_moved, timings.median(variant))
     floor = bandwidth(copy_bytes, timings.median(copy_variant))

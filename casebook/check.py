@@ -18,7 +18,7 @@ It looks for the three families of bugs in the book:
    ``inject_hyperparams`` that is not a schedule of the step count (a mask, labels or
    dimension numbers, or a callable that returns something other than a number), and
    ``param_labels`` of ``multi_transform``/``partition`` that is a callable pytree
-   (see :mod:`casebook.check_callables`).
+   (see ``casebook.check_callables``).
 
 The result is a :class:`CheckReport`: a list of :class:`Finding`, readable as text and
 as an HTML table, with :meth:`CheckReport.raise_if_problems`.  Failures inside the
@@ -169,6 +169,11 @@ def default_grads(params: Any, dtype: Any = None) -> Any:
     Returns:
         ``ShapeDtypeStruct`` zeros like the floating-point array leaves, and ``None`` at
         every other leaf: what ``eqx.filter_grad`` gives for int, bool and key leaves.
+
+    Examples:
+        >>> import jax.numpy as jnp
+        >>> default_grads({"w": jnp.ones(2), "step": jnp.zeros((), jnp.int32)})
+        {'step': None, 'w': ShapeDtypeStruct(shape=(2,), dtype=float32)}
     """
     fast = _fast_part(params)
     return jax.tree.map(
@@ -468,6 +473,33 @@ def check_optimizer(
             have no floating-point leaf to default the grads from, ``steps`` < 1 or
             ``update_params`` is not one of its values.
         OptimizerCheckError: with ``strict=True``, when the report has an error.
+
+    Examples:
+        A set-up without the book's bugs:
+
+        >>> import jax.numpy as jnp, optax
+        >>> print(check_optimizer(optax.adam(1e-3), {"w": jnp.ones(3)}))
+        check_optimizer: init and 1 update step(s) traced; 0 error(s), 0 warning(s); nothing found
+
+        bf16 params with float32 grads (mixed precision): ``adam``'s first moment turns
+        float32 in the first step, which a ``lax.scan`` over the steps refuses:
+
+        >>> report = check_optimizer(
+        ...     optax.adam(1e-3), {"w": jnp.ones(3, jnp.bfloat16)}, grads_dtype=jnp.float32
+        ... )
+        >>> print(report)
+        check_optimizer: init and 2 update step(s) traced; 1 error(s), 0 warning(s)
+          ERROR   state drift: state[0].mu['w']: step 1: dtype bf16[3] -> f32[3] (...)
+        >>> report.ok, report.families(), report.errors[0].where
+        (False, {'state drift'}, "state[0].mu['w']")
+
+        In a test, ``strict=True`` raises instead:
+
+        >>> check_optimizer(optax.monitor({"n": optax.tree.norm}), jnp.ones(4), strict=True)
+        Traceback (most recent call last):
+            ...
+        casebook.check_report.OptimizerCheckError: check_optimizer: init and 1 update step(s) traced; 1 error(s), 0 warning(s)
+          ERROR   state drift: state.measurements: step 1: structure {} -> {'n': *} (...)
     """
     _validate(optimizer, steps, update_kwargs, update_params)
     p = _Split.of(params)

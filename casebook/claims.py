@@ -93,7 +93,23 @@ def check_control(timings: Medians, tolerance: float = TOLERANCE) -> float:
 
 @dataclass(frozen=True)
 class Claim(PlainText):
-    """``slower / faster`` as measured, and the interval ``[low, high]`` the prose claims."""
+    """``slower / faster`` as measured, and the interval ``[low, high]`` the prose claims.
+
+    Made by :func:`claim`; it prints as one line with its verdict.
+
+    Args:
+        says: the sentence of the page.
+        numerator: the variant on top of the ratio.
+        denominator: the variant below.
+        ratio: the measured ratio of their medians.
+        low: the lowest ratio the sentence allows.
+        high: the highest.
+        control: the A/A ratio of the same timings.
+
+    Examples:
+        >>> print(Claim("B is faster", "A", "B", 1.31, 1.1, float("inf"), 1.02))
+        B is faster: A / B = 1.31 in [1.1, ∞] (holds; A/A 1.020)
+    """
 
     says: str
     numerator: str
@@ -133,6 +149,35 @@ def claim(
     ``[at_least, at_most]``, after checking the A/A control; the :class:`Claim`.
 
     ``says`` is the sentence of the page the claim stands for, quoted in a failure.
+
+    Args:
+        timings: anything with ``names`` and ``median(name)``, such as
+            :class:`casebook.bench.Timings` (whose ``claim`` method calls this).
+        numerator: the variant expected to be slower (for ``at_least`` > 1).
+        denominator: the variant it is compared with.
+        at_least: the lowest ratio the sentence allows.
+        at_most: the highest ratio the sentence allows.
+        says: the sentence of the page, quoted in a failure.
+        tolerance: how far from 1.0 the A/A control may read.
+
+    Returns:
+        The :class:`Claim`, whose ``ratio`` the page glues into its prose.
+
+    Raises:
+        UnreliableBenchmark: the A/A control reads outside ``1.0 ± tolerance``.
+        ClaimFailed: the ratio lies outside ``[at_least, at_most]``.
+
+    Examples:
+        >>> class T:
+        ...     names = ["a", "a (A/A)", "b"]
+        ...     def median(self, name):
+        ...         return {"a": 2.0, "a (A/A)": 2.02, "b": 1.0}[name]
+        >>> claim(T(), "a", "b", at_least=1.5, says="a is slower than b").ratio
+        2.0
+        >>> claim(T(), "a", "b", at_most=1.5, says="a is not much slower than b")
+        Traceback (most recent call last):
+            ...
+        casebook.claims.ClaimFailed: 'a is not much slower than b' does not hold: a / b = 2.00, outside [0, 1.5]
     """
     control = check_control(timings, tolerance)
     ratio = timings.median(numerator) / timings.median(denominator)

@@ -93,10 +93,19 @@ class PlainText:
 class Cell:
     """One table cell with more than text: its text, and how HTML should show it.
 
-    ``text`` is what the text table shows (and, escaped, what HTML shows unless ``html``
-    is given). ``code`` sets the content in ``<code>``; ``style`` and ``title`` (a
-    tooltip) go on the ``<td>``; ``html`` is ready-made, already-escaped content (a link,
-    say) that replaces the escaped text in HTML only.
+    Args:
+        text: what the text table shows (and, escaped, what HTML shows unless ``html``
+            is given).
+        code: set the content in ``<code>``.
+        style: CSS for the ``<td>``.
+        title: a tooltip, on the ``<td>``.
+        html: ready-made, already-escaped content (a link, say) that replaces the
+            escaped text in HTML only.
+
+    Examples:
+        >>> cell = Cell("OK", style="color:green", title="ran cleanly")
+        >>> cell.to_html()
+        '<td style="color:green" title="ran cleanly">OK</td>'
     """
 
     text: str
@@ -133,8 +142,26 @@ def _html(cell: CellLike, tag: str) -> str:
 class Table(PlainText):
     """A small table: aligned markdown text as ``str``, an HTML table in Jupyter.
 
-    ``header`` and each row are sequences of ``str`` or :class:`Cell`; ``caption`` is
-    printed under the text table and as the HTML ``<caption>``.
+    Args:
+        header: the column names, each a ``str`` or a :class:`Cell`.
+        rows: the rows, each a tuple of ``str`` or :class:`Cell`, as long as ``header``.
+        caption: printed under the text table, and the HTML ``<caption>``.
+
+    Examples:
+        >>> table = Table(("release", "trigger"), (("optax==0.1.9", "TypeError"),
+        ...                                        ("current", "OK")), caption="measured")
+        >>> print(table)
+        | release      | trigger   |
+        |--------------|-----------|
+        | optax==0.1.9 | TypeError |
+        | current      | OK        |
+        <BLANKLINE>
+        measured
+
+        In Jupyter it shows as HTML, escaped:
+
+        >>> Table(("code",), (("a < b",),))._repr_html_()
+        '<table><thead><tr><th>code</th></tr></thead><tbody><tr><td>a &lt; b</td></tr></tbody></table>'
     """
 
     header: tuple[CellLike, ...]
@@ -186,6 +213,24 @@ def glue(name: str, value: Any, *, display: bool = False) -> Any:
     ``{glue:text}`name:.2f``` where the number belongs, so no sentence is assembled in
     code. Where myst-nb is not installed (Colab, a bare kernel) nothing is stored, and
     the value is only displayed if ``display`` is true.
+
+    Args:
+        name: the key the prose quotes; unique across the book, so prefixed with the
+            page (``"case1-ratio-ab"``).
+        value: the number (or any object) to store.
+        display: also show ``value`` in the cell's output.
+
+    Returns:
+        ``value`` itself, so a cell can glue and use a number in one line.
+
+    Examples:
+        In a code cell (outside a kernel nothing is shown):
+
+        >>> ratio = glue("case0-ratio", 1.2345)
+        >>> ratio
+        1.2345
+
+        and in the page's Markdown: ``{glue:text}`case0-ratio:.2f``` reads 1.23.
     """
     try:
         from myst_nb import glue as store

@@ -21,7 +21,25 @@ PACKAGES = records.PACKAGES
 
 @dataclass(frozen=True)
 class Stack(PlainText):
-    """What a page ran on: Python, the packages' versions, the device, and the lock's view."""
+    """What a page ran on: Python, the packages' versions, the device, and the lock's view.
+
+    Made by :func:`ran_on`. It prints as one sentence and shows as one paragraph in HTML.
+
+    Args:
+        python: the Python version, ``"3.13.0"``.
+        versions: ``{package: version}`` of the packages installed.
+        device: what jax runs on, in words.
+        locked: ``{package: version}`` pinned by ``requirements.txt`` (empty when no lock
+            is at hand).
+        locked_on: the date of the lock.
+
+    Examples:
+        >>> stack = Stack("3.13.0", {"jax": "0.12.0.1"}, "cpu", locked={"jax": "0.10.2"})
+        >>> stack.off_lock
+        {'jax': ('0.12.0.1', '0.10.2')}
+        >>> print(stack)
+        Ran on Python 3.13.0, jax 0.12.0.1; cpu. Differs from the lock: jax 0.12.0.1 (locked 0.10.2).
+    """
 
     python: str
     versions: dict[str, str]
@@ -59,7 +77,23 @@ class Stack(PlainText):
 
 
 def ran_on(*extra: str) -> Stack:
-    """The stack this kernel runs: :data:`PACKAGES` (those installed) plus ``extra``."""
+    """The stack this kernel runs: the book's packages (those installed) plus ``extra``.
+
+    Pages print it instead of asserting versions, so the same page runs on the lock, on
+    a GPU machine, in Colab and on the newest releases.
+
+    Args:
+        *extra: more package names whose versions to state.
+
+    Returns:
+        The :class:`Stack`: Python, the versions of jax, jaxlib, optax, equinox and
+        diffrax (and ``extra``), the device, and how they compare with the lock when
+        the package runs from a checkout.
+
+    Examples:
+        >>> print(ran_on())
+        Ran on Python 3..., jax ...
+    """
     from casebook.bench import device_label
 
     versions = records.versions((*PACKAGES, *extra))

@@ -44,6 +44,7 @@ __all__ = [
     "LeafList",
     "count_primitives",
     "cut",
+    "jax_type",
     "jaxpr_text",
     "non_array_leaves",
     "record_cond_branches",
@@ -72,7 +73,12 @@ class _Listing(PlainText, list[_T]):
 
 
 def shorten(text: str, width: int = 72) -> str:
-    """Cut ``text`` to ``width`` characters, marking the cut with '...'."""
+    """Cut ``text`` to ``width`` characters, marking the cut with '...'.
+
+    Examples:
+        >>> shorten("PyTreeDef({'a': *, 'b': *})", 16)
+        "PyTreeDef({'a..."
+    """
     return text if len(text) <= width else text[: width - 3] + "..."
 
 
@@ -85,7 +91,21 @@ def _path_text(path: str) -> str:
 
 
 def jax_type(x: Any) -> Any | None:
-    """The abstract value JAX would give ``x``, or None if ``x`` is not a JAX type."""
+    """The abstract value JAX would give ``x``, or None if ``x`` is not a JAX type.
+
+    Args:
+        x: any object: an array, a ``ShapeDtypeStruct``, a Python number, a function...
+
+    Returns:
+        ``jax.typeof(x)``, or None where JAX refuses ``x`` (a function, a string).
+
+    Examples:
+        >>> import jax.numpy as jnp
+        >>> jax_type(jnp.ones(3, jnp.int32))
+        ShapedArray(int32[3])
+        >>> jax_type(print) is None
+        True
+    """
     try:
         return jax.typeof(x)
     except TypeError:
@@ -100,6 +120,17 @@ def type_str(x: Any) -> str:
     (``'i32[] weak'``).  Python scalars, which JAX treats as weakly typed, are shown as
     what they are, ``'float (python)'``; so is any other non-JAX object
     (``'function (python)'``).
+
+    Args:
+        x: one value (a leaf of a pytree).
+
+    Returns:
+        Its type as text.
+
+    Examples:
+        >>> import jax.numpy as jnp
+        >>> type_str(jnp.ones((2, 3), jnp.bfloat16)), type_str(jnp.asarray(1)), type_str(0.5)
+        ('bf16[2,3]', 'i32[] weak', 'float (python)')
     """
     aval = None if isinstance(x, _PYTHON_SCALARS) else jax_type(x)
     if aval is None:
@@ -109,7 +140,13 @@ def type_str(x: Any) -> str:
 
 
 def types(tree: Any) -> Any:
-    """The pytree ``tree`` with every leaf replaced by its :func:`type_str`."""
+    """The pytree ``tree`` with every leaf replaced by its :func:`type_str`.
+
+    Examples:
+        >>> import jax.numpy as jnp
+        >>> types({"w": jnp.ones(2), "count": 3})
+        {'count': 'int (python)', 'w': 'f32[2]'}
+    """
     return jax.tree.map(type_str, tree)
 
 
@@ -127,6 +164,10 @@ class Drift:
     two trees part ways.  ``path`` is ``jax.tree_util.keystr`` of the leaf's key path
     ('' for the root).  ``step`` is set by :func:`state_drift` (1 for the state after the
     first step) and is None otherwise.
+
+    Examples:
+        >>> print(Drift("['found_nan']", "dtype", "bool[]", "i32[]", step=1))
+        step 1: ['found_nan']: dtype bool[] -> i32[]
     """
 
     path: str
@@ -186,6 +227,22 @@ def type_diff(before: Any, after: Any) -> DriftReport:
     ``'structure'`` drift at the first differing path (see :func:`treedef_diff`) and
     leaves are not compared.  Otherwise it holds one drift per changed property
     (``dtype``, ``weak_type``, ``shape``, in that order) per leaf.
+
+    Args:
+        before: a pytree, such as an optimizer state.
+        after: the pytree to compare it with, such as the state after one step.
+
+    Returns:
+        A :class:`DriftReport`, empty (false) when nothing changed.
+
+    Examples:
+        >>> import jax.numpy as jnp
+        >>> print(type_diff({"n": jnp.zeros((), bool)}, {"n": jnp.zeros((), jnp.int32)}))
+        ['n']: dtype bool[] -> i32[]
+        >>> print(type_diff({"a": 1.0}, {"a": 1.0, "b": 2.0}))
+        <root>: structure {'a': *} -> {'a': *, 'b': *}
+        >>> print(type_diff({"a": jnp.ones(2)}, {"a": jnp.zeros(2)}))
+        no drift
     """
     split = _first_split(before, after)
     if split is not None:
@@ -221,6 +278,22 @@ def state_drift(
 
         state_drift(lambda s, g, p: opt.update(g, s, p), opt_state, grads, params,
                     select=lambda out: out[1])
+
+    Args:
+        step: the step function, ``step(state, *args)``.
+        state: the initial state (arrays or ``ShapeDtypeStruct`` s).
+        *args: the step's other arguments, the same at every step.
+        steps: how many steps to trace.
+        select: picks the new state out of the step's output.
+
+    Returns:
+        A :class:`DriftReport` of every step's drift from the initial state.
+
+    Examples:
+        >>> import jax.numpy as jnp
+        >>> print(state_drift(lambda s: (s * 2).astype(jnp.float32), jnp.zeros(3, jnp.bfloat16)))
+        step 1: <root>: dtype bf16[3] -> f32[3]
+        step 2: <root>: dtype bf16[3] -> f32[3]
     """
     select = select or (lambda out: out)
     report = DriftReport()
@@ -266,6 +339,18 @@ def non_array_leaves(tree: Any) -> LeafList:
     Python type name: ``'int'``, ``'float'``, ``'bool'``).  JAX arrays, NumPy arrays
     and NumPy scalars, and ``ShapeDtypeStruct``s count as arrays.  ``None`` is an
     empty subtree in JAX, not a leaf, so it never appears.
+
+    Args:
+        tree: any pytree, such as a model or an optimizer's params.
+
+    Returns:
+        A :class:`LeafList` of :class:`Leaf` (path, type, short repr).
+
+    Examples:
+        >>> import jax.numpy as jnp
+        >>> print(non_array_leaves({"w": jnp.ones(2), "name": "mlp", "lr": 0.1, "b": None}))
+        ['lr']: float = 0.1
+        ['name']: str = 'mlp'
     """
     return LeafList(
         Leaf(keystr(path), type(leaf).__name__, shorten(repr(leaf), 60))
@@ -343,6 +428,12 @@ def treedef_diff(a: Any, b: Any) -> str | None:
 
     The walk is depth first in tree order; it reports the first node whose type,
     children (keys, or count) or auxiliary data differ.
+
+    Examples:
+        >>> treedef_diff({"a": 1, "b": 2}, {"a": 1})
+        "<root>: dict has 2 vs 1 children; only in a: ['b']"
+        >>> treedef_diff([1.0], [2.0]) is None
+        True
     """
     split = _first_split(a, b)
     if split is None:
@@ -369,7 +460,12 @@ class Excerpt(PlainText, str):
 
 def jaxpr_text(fn: Callable[..., Any], *args: Any, **kwargs: Any) -> str:
     """The jaxpr of ``fn(*args, **kwargs)`` as plain text (no terminal colour codes,
-    which ``str()`` adds inside a Jupyter kernel and which would garble HTML pages)."""
+    which ``str()`` adds inside a Jupyter kernel and which would garble HTML pages).
+
+    Examples:
+        >>> print(jaxpr_text(lambda x: x * 2, 1.0))
+        { lambda ; a:f32[]. let b:f32[] = mul a 2.0... in (b,) }
+    """
     return jax.make_jaxpr(fn)(*args, **kwargs).pretty_print(use_color=False)
 
 
@@ -388,6 +484,33 @@ def cut(
     and the last (its ``in (...) }``) are always kept.  Each run of dropped lines
     becomes one ``'    ...'`` line.  A kept line matching a key of ``mark`` gets
     ``'   # <-- {note}'`` appended (the first matching key wins).
+
+    Args:
+        text: the text to cut, usually from :func:`jaxpr_text`.
+        keep: the regexes of the lines to keep (None: every line).
+        context: how many lines to keep on either side of a kept line.
+        mark: ``{regex: note}``: the lines to keep and point at.
+
+    Returns:
+        An :class:`Excerpt`: the cut text, with the marked lines in ``.marked``.
+
+    Examples:
+        >>> text = "\\n".join([
+        ...     "{ lambda ; a:f32[]. let",
+        ...     "    b:f32[] = sin a",
+        ...     "    c:i32[] = convert_element_type[new_dtype=int32] b",
+        ...     "  in (c,) }",
+        ... ])
+        >>> print(cut(text, None, mark={"convert": "the cast"}))
+        { lambda ; a:f32[]. let
+            b:f32[] = sin a
+            c:i32[] = convert_element_type[new_dtype=int32] b   # <-- the cast
+          in (c,) }
+        >>> print(cut(text, "convert"))
+        { lambda ; a:f32[]. let
+            ...
+            c:i32[] = convert_element_type[new_dtype=int32] b
+          in (c,) }
     """
     lines = text.rstrip("\n").splitlines()
     marks = dict(mark or {})
@@ -426,7 +549,31 @@ def show_jaxpr(
     mark: Mapping[str, str] | None = None,
     **kwargs: Any,
 ) -> Excerpt:
-    """The jaxpr of ``fn(*args, **kwargs)``, cut down by :func:`cut`."""
+    """The jaxpr of ``fn(*args, **kwargs)``, cut down by :func:`cut`.
+
+    Args:
+        fn: the function to trace.
+        *args: its arguments (arrays, or anything ``jax.make_jaxpr`` takes).
+        keep: as for :func:`cut`.
+        context: as for :func:`cut`.
+        mark: as for :func:`cut`.
+        **kwargs: its keyword arguments.
+
+    Returns:
+        The :class:`Excerpt`.
+
+    Examples:
+        >>> import jax.numpy as jnp
+        >>> excerpt = show_jaxpr(lambda x: jnp.sin(x).astype(jnp.int32), 1.0,
+        ...                      keep="convert", mark={"convert": "the cast"})
+        >>> print(excerpt)
+        { lambda ; a:f32[]. let
+            ...
+            c:i32[] = convert_element_type[new_dtype=int32...] b   # <-- the cast
+          in (c,) }
+        >>> "sin" in excerpt, len(excerpt.marked)
+        (False, 1)
+    """
     return cut(jaxpr_text(fn, *args, **kwargs), keep, context=context, mark=mark)
 
 
@@ -440,6 +587,14 @@ def count_primitives(
     count once each, and sub-jaxprs of ``jit``, ``scan``, ``custom_jvp_call`` etc.
     are walked as well as the equation that holds them.  Compare two variants'
     counters to see e.g. how many ``convert_element_type`` a fix adds.
+
+    Returns:
+        A ``Counter`` of primitive names.
+
+    Examples:
+        >>> import jax.numpy as jnp
+        >>> count_primitives(lambda x: jnp.sin(x) * 2 + 1, 1.0)
+        Counter({'sin': 1, 'mul': 1, 'add': 1})
     """
     if isinstance(fn_or_jaxpr, ClosedJaxpr):
         jaxpr = fn_or_jaxpr.jaxpr
@@ -537,6 +692,25 @@ def record_cond_branches() -> Iterator[CondCalls]:
 
     ``cond`` calls made while a branch is being shape-evaluated for the record are
     not recorded twice.  The original ``cond`` is restored on exit, even on error.
+
+    Yields:
+        The :class:`CondCalls`, filled as the block runs.
+
+    Examples:
+        >>> import jax, jax.numpy as jnp
+        >>> with record_cond_branches() as calls:
+        ...     failure = None
+        ...     try:
+        ...         jax.lax.cond(True, lambda x: x > 0, lambda x: x, jnp.float32(1.0))
+        ...     except TypeError:
+        ...         failure = "the real cond refused the branches"
+        >>> failure
+        'the real cond refused the branches'
+        >>> print(calls)
+        cond(<lambda>, <lambda>)
+          true  -> bool[]
+          false -> f32[]
+          <root>: dtype bool[] -> f32[]
     """
     real_cond = jax.lax.cond
     calls = CondCalls()

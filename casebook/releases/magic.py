@@ -9,6 +9,26 @@ The options are declared with IPython's ``magic_arguments``, so ``%%on_release?`
 them. :func:`on_release` is the magic itself and takes the namespace as an argument, so
 tests call it without a running kernel. This module imports IPython; the package imports
 it only when the extension is loaded or :func:`on_release` is used.
+
+Examples:
+    Called from Python, the magic takes its line, its cell and the namespace that gets
+    the :class:`~casebook.releases.Outcome` (``--as``, default ``_release_outcome``):
+
+    >>> namespace = {}
+    >>> _ = on_release("current --ok --as answer", "result = 6 * 7", namespace)
+    [ran on current: ...]
+    >>> namespace["answer"].result
+    42
+
+    An expected exception is printed, shortened to its last frames, and asserted:
+
+    >>> _ = on_release("current --raises ZeroDivisionError --match zero", "1 / 0", namespace)
+    [ran on current: ...]
+    Traceback (most recent call last, last frames only):
+    ...
+    ZeroDivisionError: division by zero
+    >>> namespace["_release_outcome"].summary
+    'ZeroDivisionError: division by zero'
 """
 
 from __future__ import annotations
@@ -105,7 +125,16 @@ def _attach_values(argv: list[str]) -> list[str]:
 )
 def on_release(line: str, cell: str, user_ns: dict[str, Any] | None = None) -> Outcome:
     """Run the cell on a release in a fresh interpreter; print its output and (shortened)
-    traceback; with --raises or --ok, assert the outcome."""
+    traceback; with ``--raises`` or ``--ok``, assert the outcome.
+
+    For example, the trigger of case 1 on the release of its report::
+
+        %%on_release optax==0.1.9 --raises TypeError --match "found_nan"
+        import jax, jax.numpy as jnp, optax
+        opt = optax.MultiSteps(optax.chain(optax.zero_nans(), optax.sgd(0.1)), 2)
+        params = {"w": jnp.ones(3)}
+        jax.jit(opt.update)(params, opt.init(params), params)
+    """
     user_ns = {} if user_ns is None else user_ns
     parser = on_release.parser  # set by magic_arguments
     try:

@@ -28,7 +28,19 @@ CURRENT = "current"
 
 @dataclasses.dataclass(frozen=True)
 class Patch:
-    """Replace one line of one file. ``old`` must match exactly one line (stripped)."""
+    """Replace one line of one file. ``old`` must match exactly one line (stripped).
+
+    Args:
+        path: the file, relative to the release's root (``"optax/_src/wrappers.py"``).
+        old: the line to replace, without its indent.
+        new: the line that replaces it; it keeps the old line's indent.
+
+    Examples:
+        >>> fix = Patch("f.py", "return a + b", "return a - b")
+        >>> print(fix.apply("def f(a, b):\\n    return a + b\\n"), end="")
+        def f(a, b):
+            return a - b
+    """
 
     path: str
     old: str
@@ -52,7 +64,11 @@ class Patch:
 
 @dataclasses.dataclass(frozen=True)
 class PatchedRelease:
-    """A fetched release with one-line patches applied to a private copy of it."""
+    """A fetched release with one-line patches applied to a private copy of it.
+
+    Made by :func:`patched`; a run names it as its target like a release spec, and its
+    ``label`` (``"optax==0.1.9 + fix B"``) names its row in a version table.
+    """
 
     base: str
     patches: tuple[Patch, ...]
@@ -106,6 +122,43 @@ def patched(base: str, *patches: Patch, name: str) -> PatchedRelease:
 
     The patch is checked against the base release at once, so a line that does not
     exist fails here, in the cell that defines the fix.
+
+    Args:
+        base: the release spec of a fetched release (``"optax==0.1.9"``).
+        *patches: the :class:`Patch` es to apply, each replacing one line.
+        name: the fix's name, shown after the release (``"optax==0.1.9 + fix B"``).
+
+    Returns:
+        The :class:`PatchedRelease`; its copy is made on its first run.
+
+    Raises:
+        PatchError: a patch's line is not exactly once in its file.
+        ReleaseNotCached: the base release has not been fetched
+            (``python3 -m casebook fetch``).
+
+    Examples:
+        Fix B of case 1, back-ported to the release of the report:
+
+        >>> fix_b = patched(
+        ...     "optax==0.1.9",
+        ...     Patch(
+        ...         "optax/_src/wrappers.py",
+        ...         "lambda st, nst: (1 - emit) * st + emit * nst,",
+        ...         "lambda st, nst: jnp.where(emit, nst, st),",
+        ...     ),
+        ...     name="fix B",
+        ... )
+        >>> fix_b.label
+        'optax==0.1.9 + fix B'
+        >>> print(fix_b.diff())
+        --- a/optax/_src/wrappers.py
+        +++ b/optax/_src/wrappers.py
+        @@ -407,3 +407,3 @@
+                  inner_opt_state=jax.tree_util.tree_map(
+        -              lambda st, nst: (1 - emit) * st + emit * nst,
+        +              lambda st, nst: jnp.where(emit, nst, st),
+                       state.inner_opt_state,
+        <BLANKLINE>
     """
     rel = PatchedRelease(base=resolve(base).spec, patches=tuple(patches), name=name)
     rel.diff()

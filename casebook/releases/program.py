@@ -45,7 +45,22 @@ _INPUTS: dict[str, Any] = {}
 
 
 def variant(name: str) -> Callable[[_F], _F]:
-    """Mark a function without arguments as the variant ``name`` of its program."""
+    """Mark a function without arguments as the variant ``name`` of its program.
+
+    Args:
+        name: the variant's name: the column of the version table, the key of
+            :func:`~casebook.releases.run_program`'s result.
+
+    Returns:
+        A decorator that returns the function unchanged, marked.
+
+    Examples:
+        >>> @variant("lax.scan, fresh")
+        ... def scan_fresh():
+        ...     return {"traces": 1}
+        >>> scan_fresh(), getattr(scan_fresh, VARIANT_ATTRIBUTE)
+        ({'traces': 1}, 'lax.scan, fresh')
+    """
 
     def mark(function: _F) -> _F:
         setattr(function, VARIANT_ATTRIBUTE, name)
@@ -56,7 +71,19 @@ def variant(name: str) -> Callable[[_F], _F]:
 
 def inputs() -> dict[str, Any]:
     """The inputs the run passed to the program (``program_table(..., inputs={...})``),
-    readable at the module's top level, since they are set before it is imported."""
+    readable at the module's top level, since they are set before it is imported.
+
+    Returns:
+        A copy of the inputs, ``{}`` outside a run.
+
+    Examples:
+        A program's set-up reads them, with a default for a run that passes none::
+
+            SCALE = inputs().get("scale", 1)
+
+        >>> inputs()
+        {}
+    """
     return dict(_INPUTS)
 
 
@@ -94,7 +121,24 @@ def _record(function: Callable[[], Any]) -> dict[str, Any]:
 
 def run_variants(module_name: str, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Import ``module_name`` (its set-up runs) with ``given`` as its :func:`inputs`, then
-    call each of its variants; ``{name: record}``. A failing set-up raises, as any cell."""
+    call each of its variants; ``{name: record}``. A failing set-up raises, as any cell.
+
+    Args:
+        module_name: the program's dotted module name.
+        given: the values :func:`inputs` returns while the program runs.
+
+    Returns:
+        ``{variant name: record}``, each record a dict with ``ok``, ``exc_type``,
+        ``exc_types``, ``message``, ``traceback``, ``frames``, ``stdout`` and ``result``.
+
+    Raises:
+        LookupError: the module has no variant.
+
+    Examples:
+        >>> records = run_variants("casebook.programs.example", {"scale": 2})
+        >>> records["returns"]["result"], records["raises"]["exc_type"]
+        ({'value': 4}, 'ValueError')
+    """
     _INPUTS.clear()
     _INPUTS.update(given or {})
     sys.modules.pop(module_name, None)

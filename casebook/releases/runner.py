@@ -47,7 +47,33 @@ CHILD_MODULE = "casebook.releases.child"
 
 @dataclasses.dataclass
 class Outcome(PlainText):
-    """What happened when code ran on a release."""
+    """What happened when code ran on a release.
+
+    Made by :func:`run` (and, one per variant, by :func:`run_program`); asserted by
+    :func:`expect`. It prints as ``[target] OK`` or ``[target] TypeError: ...``.
+
+    Args:
+        target: the release's label (``"optax==0.1.9"``, ``"current"``).
+        package: the package the release overlays (None for ``current``).
+        ok: whether the code ran without an exception.
+        exc_type: the exception's class name, or None.
+        exc_types: the names of its classes, most derived first.
+        message: the exception's message.
+        traceback: the child's formatted traceback.
+        stdout: what the code printed.
+        stderr: what the child wrote to stderr.
+        versions: ``{package: {"version": ..., "file": ...}}`` of what it imported.
+        result: the code's ``result`` variable (JSON), or None.
+        seconds: wall time of the run (from the request to the outcome).
+        frames: ``[file, lineno, function, source]`` of each frame of the exception.
+
+    Examples:
+        >>> outcome = run("import json; json.loads('{')")
+        >>> outcome.ok, outcome.exc_type, outcome.failure.is_a(ValueError)
+        (False, 'JSONDecodeError', True)
+        >>> outcome.summary
+        'JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)'
+    """
 
     target: str
     package: str | None
@@ -164,8 +190,40 @@ def run(
     code is *recorded*, not raised; a hang raises :class:`RunTimeout`, a dead process
     :class:`RunCrashed`, and an import of the package from anywhere but the requested
     release (or era) :class:`OverlayShadowed`. Runs fork from a warm server of their
-    environment (:mod:`casebook.releases.pool`), except with ``env``, which needs a
-    fresh interpreter.
+    environment (``casebook.releases.pool``), except with ``env``, which needs a fresh
+    interpreter.
+
+    Args:
+        code: the Python source to run (dedented first).
+        target: the release: a manifest spec, ``"current"``, a
+            :class:`PatchedRelease` or an era (``"era:optax-828"``).
+        timeout: seconds before the run is killed.
+        cpu: run jax on the CPU (the default), so a page on a GPU never has two
+            processes competing for the accelerator's memory.
+        x64: run with ``JAX_ENABLE_X64=1``.
+        env: more environment variables for the child (a cold run).
+        inputs: ``{name: JSON value}``, set as globals of the code before it runs.
+
+    Returns:
+        The :class:`Outcome`: whether it raised, what, where, what it printed, the
+        versions it imported and its ``result``.
+
+    Raises:
+        RunTimeout: the code ran past ``timeout``.
+        RunCrashed: the child died without an outcome.
+        OverlayShadowed: the release's package was imported from somewhere else.
+        ReleaseNotCached: the release has not been fetched (``python3 -m casebook fetch``).
+        UnknownEra: the era is not in the manifest.
+        EraPythonMissing: no interpreter of the era's Python was found.
+
+    Examples:
+        >>> outcome = run("print('hi'); result = {'x': [1, 2]}", inputs={})
+        >>> outcome.ok, outcome.result, outcome.stdout
+        (True, {'x': [1, 2]}, 'hi\\n')
+        >>> run("n = N + 1; result = n", inputs={"N": 41}).result
+        42
+        >>> print(run("int('x')"))
+        [current] ValueError: invalid literal for int() with base 10: 'x'
     """
     label = target_label(target)
     place = place_of(target)
@@ -231,6 +289,11 @@ def preloads(package: str | None) -> tuple[str, ...]:
     return tuple(dict.fromkeys(("jax", package if package not in (None, "jax") else "optax")))
 
 
+_COLD_MAIN = f"import sys; from {CHILD_MODULE} import main; sys.exit(main(sys.argv[1:]))"
+"""A cold run's program: the child's ``main`` (``-m`` would warn that the package, which
+imports the child module, already holds it)."""
+
+
 def _cold_run(
     python: str, argv: list[str], environment: dict[str, str], timeout: float, label: str
 ) -> tuple[float, str, str]:
@@ -238,7 +301,7 @@ def _cold_run(
     t0 = time.perf_counter()
     try:
         proc = subprocess.run(
-            [python, "-m", CHILD_MODULE, *argv],
+            [python, "-c", _COLD_MAIN, *argv],
             capture_output=True,
             text=True,
             env=environment,

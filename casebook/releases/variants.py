@@ -1,6 +1,6 @@
 """Run a program of named variants on releases, tabulate it, and show its code.
 
-A program (:mod:`casebook.releases.program`) is a module of :mod:`casebook.programs`:
+A program (:mod:`casebook.releases.program`) is a module of ``casebook.programs``:
 a set-up and a few ``@variant`` functions. :func:`run_program` runs it once on one
 release, in one child process, and gives one :class:`~casebook.releases.runner.Outcome`
 per variant; :func:`program_table` does so on several releases and returns the
@@ -39,6 +39,16 @@ def split(outcome: Outcome) -> dict[str, Outcome]:
 
     The run itself must have finished (its set-up may not raise); each variant's own
     exception, output and result become that variant's outcome, on the same release.
+
+    Args:
+        outcome: the :class:`~casebook.releases.Outcome` of the run, whose result is
+            the records of ``casebook.releases.program.run_variants``.
+
+    Returns:
+        ``{variant name: Outcome}``, in the program's order.
+
+    Raises:
+        ExpectationError: the run itself failed (its set-up raised).
     """
     expect(outcome)
     return {
@@ -65,9 +75,36 @@ def run_program(
     inputs: Mapping[str, Any] | None = None,
     **run_kwargs: Any,
 ) -> dict[str, Outcome]:
-    """Run every variant of ``program`` (``"optax_1210_loops"`` or a dotted module name)
-    on ``target`` in one child process; ``{variant: Outcome}``. ``inputs`` reach the
-    program through :func:`casebook.releases.program.inputs`."""
+    """Run every variant of ``program`` on ``target`` in one child process.
+
+    Args:
+        program: a module of ``casebook.programs`` (``"optax_1210_loops"``) or a
+            dotted module name.
+        target: the release to run on: a manifest spec, ``"current"`` or a
+            :class:`~casebook.releases.PatchedRelease`.
+        inputs: JSON values the program reads with
+            :func:`casebook.releases.program.inputs`.
+        **run_kwargs: passed to :func:`~casebook.releases.run` (``x64=True``,
+            ``timeout=``).
+
+    Returns:
+        ``{variant name: Outcome}``: each variant's exception, output and result.
+
+    Raises:
+        ExpectationError: the program's set-up (its top level) raised.
+
+    Examples:
+        ``casebook/programs/example.py`` has three variants; one returns, one raises,
+        one prints:
+
+        >>> outcomes = run_program("example", inputs={"scale": 3})
+        >>> outcomes["returns"].result
+        {'value': 6}
+        >>> outcomes["raises"].summary
+        'ValueError: no such thing'
+        >>> outcomes["prints"].stdout
+        'hello from the child\\n'
+    """
     given = {"PROGRAM": _module(program), "PROGRAM_INPUTS": dict(inputs or {})}
     return split(run(_RUN, target, inputs=given, **run_kwargs))
 
@@ -80,7 +117,27 @@ def program_table(
     **run_kwargs: Any,
 ) -> VersionTable:
     """Run ``program`` on each of ``targets`` (one child process each, in parallel) and
-    tabulate: one row per release, one column per variant."""
+    tabulate: one row per release, one column per variant.
+
+    Args:
+        program: a module of ``casebook.programs`` or a dotted module name.
+        targets: the releases to run on.
+        inputs: JSON values the program reads with
+            :func:`casebook.releases.program.inputs`.
+        **run_kwargs: passed to every :func:`~casebook.releases.run`.
+
+    Returns:
+        The :class:`~casebook.releases.VersionTable`; check it with its ``check``.
+
+    Raises:
+        ExpectationError: the program's set-up raised on a release.
+
+    Examples:
+        >>> table = program_table("example", ["current"])
+        >>> table.columns
+        ['returns', 'raises', 'prints']
+        >>> _ = table.check({"current": {"returns": None, "raises": (ValueError, "no such")}})
+    """
     given = {"PROGRAM": _module(program), "PROGRAM_INPUTS": dict(inputs or {})}
     runs = version_table(_RUN, targets, inputs=given, **run_kwargs)
     per_row = {row: split(runs.outcome(row)) for row in runs.rows}
@@ -91,7 +148,15 @@ def program_table(
 
 @dataclasses.dataclass(frozen=True)
 class Source:
-    """Source code to show on a page: plain text, and highlighted HTML in a notebook."""
+    """Source code to show on a page: plain text, and highlighted HTML in a notebook.
+
+    Args:
+        code: the source text.
+
+    Examples:
+        >>> print(Source("x = 1"))
+        x = 1
+    """
 
     code: str
 
@@ -138,7 +203,28 @@ def show(program: str, *names: str) -> Source:
     """The source of ``program``: with ``names``, of those variants (by variant name) or
     top-level functions, classes or assignments (by name), decorators included; without,
     the set-up: the module without its docstring, imports and variants. Read from the
-    file, not imported, since a program is written for an old release."""
+    file, not imported, since a program is written for an old release.
+
+    Args:
+        program: a module of ``casebook.programs`` or a dotted module name.
+        *names: variant names, or names of top-level functions, classes or assigned
+            variables, in the order to show them.
+
+    Returns:
+        A :class:`Source`: the pieces, one blank line apart; highlighted in a notebook.
+
+    Raises:
+        KeyError: ``program`` has nothing of one of ``names``.
+        ModuleNotFoundError: there is no such program.
+
+    Examples:
+        >>> print(show("example", "returns"))
+        @variant("returns")
+        def returns() -> dict[str, int]:
+            return {"value": 2 * SCALE}
+        >>> print(show("example"))
+        SCALE = inputs().get("scale", 1)
+    """
     text = _file(program).read_text()
     lines = text.splitlines()
     body = ast.parse(text).body
