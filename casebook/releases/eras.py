@@ -49,6 +49,7 @@ __all__ = [
     "ensure_all",
     "era_of",
     "find_python",
+    "history",
     "is_era",
     "load_eras",
     "venv_dir",
@@ -105,6 +106,19 @@ def load_eras(path: Path | None = None) -> dict[str, Era]:
             packages=dict(entry["packages"]),
         )
     return eras
+
+
+def history(requires: tuple[str, ...] = (), eras: Mapping[str, Era] | None = None) -> list[str]:
+    """The era targets whose stacks hold every package of ``requires``, oldest jax first:
+    the rows of a message history over jax releases (add ``"current"`` for today's).
+
+    >>> history(("diffrax",))
+    ['era:diffrax-521']
+    """
+    eras = load_eras() if eras is None else eras
+    chosen = [e for e in eras.values() if all(p in e.packages for p in requires)]
+    chosen.sort(key=lambda e: tuple(int(x) for x in e.packages["jax"].split(".")[:3]))
+    return [e.spec for e in chosen]
 
 
 def is_era(target: object) -> bool:
