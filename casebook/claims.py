@@ -91,7 +91,7 @@ def check_control(timings: Medians, tolerance: float = TOLERANCE) -> float:
     return ratio
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Claim(PlainText):
     """``slower / faster`` as measured, and the interval ``[low, high]`` the prose claims.
 

@@ -102,7 +102,7 @@ class Frame:
         return f"{'/'.join(below)}:{self.function}"
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Failure(PlainText):
     """An exception, summarised: its type and its classes' names, its message, and its
     frames (outermost first, as a traceback prints them).

@@ -116,7 +116,7 @@ def load(case: str, bench: str, *, store: Path | None = None) -> list[Timings]:
     return sorted(runs, key=lambda t: (t.meta.get("backend") != "cpu", t.meta.get("device", "")))
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class MeasuredOn(TableDisplay):
     """Runs of one benchmark on several devices: ``runs`` is a list of (source, Timings),
     where source is ``"stored"`` or ``"this run"``."""

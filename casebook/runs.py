@@ -105,7 +105,7 @@ def load(store: Path = STORE) -> list[dict]:
     return [json.loads(p.read_text()) for p in sorted(store.glob("*.json"))]
 
 
-@dataclass
+@dataclass(repr=False)
 class RunsTable(TableDisplay):
     """The stored runs as a table: one row per machine, one column per page."""
 

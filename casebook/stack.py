@@ -19,7 +19,7 @@ from casebook.display import PlainText
 PACKAGES = records.PACKAGES
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, repr=False)
 class Stack(PlainText):
     """What a page ran on: Python, the packages' versions, the device, and the lock's view.
 

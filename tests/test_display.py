@@ -81,3 +81,26 @@ def test_numbers_and_units():
     assert display.pick_unit(2e-9) == ("ns", 1e9)
     assert display.seconds_text(0.0123) == "12.3 ms"
     assert display.unit_scale("us") == 1e6
+
+
+def test_dataclasses_that_print_as_text_show_their_text_in_ipython() -> None:
+    """A dataclass's generated ``__repr__`` would win over ``PlainText._repr_pretty_`` in
+    IPython; every displayed dataclass of the package turns it off."""
+    import dataclasses
+
+    from IPython.lib.pretty import pretty
+
+    from casebook import claims, failure, records, runs, stack
+    from casebook.releases import runner
+
+    for cls in (
+        failure.Failure,
+        claims.Claim,
+        runner.Outcome,
+        records.MeasuredOn,
+        runs.RunsTable,
+        stack.Stack,
+    ):
+        assert dataclasses.is_dataclass(cls) and "__repr__" not in vars(cls), cls
+    caught = failure.capture(int, "x")
+    assert pretty(caught) == str(caught) == caught.first_line

@@ -45,7 +45,7 @@ CHILD_MODULE = "casebook.releases.child"
 """The program each run starts (``python -m casebook.releases.child``)."""
 
 
-@dataclasses.dataclass
+@dataclasses.dataclass(repr=False)
 class Outcome(PlainText):
     """What happened when code ran on a release.
 
