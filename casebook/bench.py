@@ -243,8 +243,14 @@ class Timings(TableDisplay):
         return float(q25), float(q75)
 
     def ratio(self, a: str, b: str) -> float:
-        """Median wall time of ``a`` over that of ``b`` (2.0: ``a`` is twice as slow)."""
-        return self.median(a) / self.median(b)
+        """How many times as long ``a`` takes as ``b`` (2.0: twice as slow): the median of
+        the per-round ratios, each round's ``a`` over the same round's ``b``, so that a
+        burst of load that slows one round weighs on both sides of its ratio. Timings of
+        unequal rounds (stored ones, say) fall back to the ratio of the medians."""
+        wall_a, wall_b = self.wall[a], self.wall[b]
+        if len(wall_a) != len(wall_b):
+            return self.median(a) / self.median(b)
+        return float(np.median(np.asarray(wall_a) / np.asarray(wall_b)))
 
     def claim(
         self,
