@@ -46,14 +46,26 @@ def _mark_paired(page: Path) -> bool:
 
 
 def sync(root: Path = colab.ROOT) -> list[Path]:
-    """Pair every page and rewrite each twin that differs; return the files written."""
+    """Pair every page and rewrite each twin that differs; return the files written.
+
+    A twin edited after its notebook is left alone (with a message), so an edit made in
+    the ``.md`` is never lost: bring it into the notebook first, with
+    ``jupytext --to ipynb --update -o PAGE.ipynb PAGE.md``.
+    """
     written = []
     for page in colab.pages(root):
         if _mark_paired(page):
             written.append(page)
-        if not in_sync(page):
-            twin(page).write_text(expected_text(page))
-            written.append(twin(page))
+        if in_sync(page):
+            continue
+        if twin(page).exists() and twin(page).stat().st_mtime > page.stat().st_mtime:
+            print(
+                f"casebook: {twin(page).name} is newer than {page.name}; not rewritten. Run "
+                f"jupytext --to ipynb --update -o {page.name} {twin(page).name} first"
+            )
+            continue
+        twin(page).write_text(expected_text(page))
+        written.append(twin(page))
     return written
 
 

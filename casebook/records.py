@@ -29,6 +29,7 @@ from typing import TYPE_CHECKING, Any
 import numpy as np
 
 from casebook.bench import Timings
+from casebook.claims import CONTROL_SUFFIX
 from casebook.display import PlainText, Table, TableDisplay, format_number, pick_unit
 
 if TYPE_CHECKING:
@@ -127,10 +128,11 @@ class MeasuredOn(TableDisplay):
 
     @property
     def variants(self) -> list[str]:
-        """Variant names, in the order of first appearance (copy references last)."""
+        """Variant names, in the order of first appearance (copy references last),
+        without the A/A control (a check of the run, not a variant of the step)."""
         names: list[str] = []
         for _, t in self.runs:
-            names += [n for n in t.names if n not in names]
+            names += [n for n in t.names if n not in names and not n.endswith(CONTROL_SUFFIX)]
         return names
 
     def table(self) -> Table:
