@@ -248,30 +248,36 @@ def ensure_all(
 
 
 def _build(era: Era, base: str, venv: Path) -> None:
-    """Make the venv at ``venv`` and install the era's lock into it."""
+    """Make the venv at ``venv`` and install the era's lock into it: with uv when it is
+    installed (its wheel cache is shared; the system's certificates are trusted, as pip
+    trusts its configured ones), else, or if uv cannot reach the index, with pip."""
     subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
+    pins = ["--require-hashes", "--no-deps", "-r", str(era.lock)]
     uv_path = uv()
     if uv_path:
-        # uv's own cache (``$UV_CACHE_DIR``, or its per-user default) holds every era's wheels
-        command = [uv_path, "pip", "install", "--quiet", "--python", str(python)]
-        env = dict(os.environ)
-    else:
-        subprocess.run([str(python), "-m", "ensurepip", "-q"], check=True)
-        command = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-        env = dict(os.environ)
-    command += ["--require-hashes", "--no-deps", "-r", str(era.lock)]
-    proc = subprocess.run(command, capture_output=True, text=True, env=env)
+        command = [uv_path, "pip", "install", "--quiet", "--system-certs", "--python", str(python)]
+        proc = subprocess.run([*command, *pins], capture_output=True, text=True)
+        if proc.returncode == 0:
+            return
+        _raise_on_hash(era, proc.stdout + proc.stderr)
+    subprocess.run([str(python), "-m", "ensurepip", "-q"], check=True, capture_output=True)
+    command = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    proc = subprocess.run([*command, *pins], capture_output=True, text=True)
     if proc.returncode:
         output = proc.stdout + proc.stderr
-        if "hash" in output.lower() and (
-            "mismatch" in output.lower() or "do not match" in output.lower()
-        ):
-            raise HashMismatch(
-                f"an era wheel of {era.spec} does not match the sha256 of {era.lock.name}: "
-                f"nothing was installed.\n{output[-2000:]}"
-            )
+        _raise_on_hash(era, output)
         raise ReleaseError(f"installing {era.spec} failed:\n{output[-3000:]}")
+
+
+def _raise_on_hash(era: Era, output: str) -> None:
+    """A hash mismatch is never retried: it raises :class:`HashMismatch`."""
+    lower = output.lower()
+    if "hash" in lower and ("mismatch" in lower or "do not match" in lower):
+        raise HashMismatch(
+            f"an era wheel of {era.spec} does not match the sha256 of {era.lock.name}: "
+            f"nothing was installed.\n{output[-2000:]}"
+        )
 
 
 def casebook_path(cache: Path | None = None) -> Path:
