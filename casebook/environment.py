@@ -131,7 +131,7 @@ def setup(gpu: bool = False) -> Path:
     want = _lock_digest([lock])
     if not stamp.exists() or stamp.read_text().strip() != want:
         pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-        sh([*pip, "--require-hashes", "--no-deps", "-r", lock])
+        install_lock(py, lock)
         sh([*pip, "--no-deps", "--no-build-isolation", "-e", ROOT])
         _remove_old_pth(py)
         stamp.write_text(want)
@@ -142,6 +142,40 @@ def setup(gpu: bool = False) -> Path:
         flush=True,
     )
     return py
+
+
+def pinned_block(lock: Path, package: str) -> str:
+    """The lines of ``lock`` that pin ``package``: its ``==`` line and its hashes."""
+    block: list[str] = []
+    for line in lock.read_text().splitlines():
+        if block and not line.startswith("    --hash="):
+            break
+        if block or line.startswith(f"{package}=="):
+            block.append(line)
+    if not block:
+        raise ValueError(f"{lock.name} does not pin {package}")
+    return "\n".join(block) + "\n"
+
+
+def install_lock(py: Path, lock: Path) -> None:
+    """Install ``lock`` into the venv of ``py``, hash-checked and without dependencies.
+
+    First the lock's own uv (its pin, hash-checked, installed by pip), then the rest with
+    that uv, which downloads in parallel and keeps one wheel cache for the book and its
+    era stacks; if uv cannot (no index access for it, say), pip installs the lock.
+    """
+    pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    uv_pin = VENV / "uv-requirement.txt"
+    uv_pin.write_text(pinned_block(lock, "uv"))
+    sh([*pip, "--require-hashes", "--no-deps", "-r", uv_pin])
+    uv = py.parent / "uv"
+    hashed = ["--require-hashes", "--no-deps", "-r", str(lock)]
+    done = subprocess.run(
+        [str(uv), "pip", "install", "--quiet", "--system-certs", "--python", str(py), *hashed]
+    )
+    if done.returncode:
+        print("casebook: uv could not install the lock; installing it with pip", flush=True)
+        sh([*pip, *hashed])
 
 
 def lock() -> None:
