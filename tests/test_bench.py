@@ -239,3 +239,14 @@ def test_claims_are_logged_for_the_bench_command(tmp_path, monkeypatch) -> None:
     _timings(a=1.0, b=2.0, **{"a (A/A)": 1.02}).claim("b", "a", at_least=1.5, says="b is slower")
     (entry,) = [json.loads(line) for line in log.read_text().splitlines()]
     assert (entry["says"], entry["ratio"], entry["holds"]) == ("b is slower", 2.0, True)
+
+
+def test_claims_on_cpu_time_read_the_cpu_samples() -> None:
+    timings = bench.Timings(
+        wall={"a": [1.0], "a (A/A)": [1.0], "b": [9.0]},
+        cpu={"a": [2.0], "a (A/A)": [2.0], "b": [1.0]},
+        faults={"a": [0.0], "a (A/A)": [0.0], "b": [0.0]},
+    )
+    on_cpu = timings.on_cpu()
+    assert on_cpu.ratio("a", "b") == 2.0 and timings.ratio("a", "b") == 1 / 9
+    assert on_cpu.claim("a", "b", at_least=1.5, says="a uses more CPU").holds
