@@ -2,8 +2,9 @@
 
   book               set up, then build the HTML with warnings as errors (cached execution,
                      invalidated when casebook/, the manifest or the lock changes)
-  test [PATH ...]    set up, then ``pytest --nbmake notebooks/ book/ tests/`` (every
-                     executed page as a test, plus the unit tests); PATHs replace the defaults
+  test [PATH ...]    set up, then ``pytest -n auto --nbmake notebooks/ book/ tests/`` (every
+                     executed page as a test, plus the unit tests, in parallel; benchmark
+                     cells run alone); PATHs replace the defaults
   setup              create .venv from the hashed lock, install casebook (editable), and
                      fetch the historical wheels; idempotent
   fetch              download, verify and unpack the historical wheels of the manifest, and
@@ -25,9 +26,11 @@ run on a fresh machine that has nothing but Python, and explain themselves on an
 
 from __future__ import annotations
 
+import os
 import subprocess
 import sys
 import time
+from pathlib import Path
 
 from casebook import environment
 
@@ -85,14 +88,28 @@ def book(gpu: bool = False) -> None:
     print(f"casebook: book built in {time.perf_counter() - t0:.0f} s; open {index}")
 
 
-TEST_ARGS = ["--nbmake", "notebooks/", "book/", "tests/"]
+PARALLEL = ["-n", "auto", "--maxprocesses", "4", "--dist", "load"]
+"""pytest-xdist: one worker per core, at most four (each holds jax and warm servers)."""
+
+TEST_ARGS = [*PARALLEL, "--nbmake", "notebooks/", "book/", "tests/"]
 """What the test command hands to pytest (after set-up) when no paths are given."""
+
+
+def run_tests(py: str | Path, args: list[str]) -> None:
+    """``pytest ARGS`` with the suite lock on (:mod:`casebook.suite`): benchmark cells
+    time alone while the rest runs in parallel."""
+    import tempfile
+
+    from casebook import suite
+
+    with tempfile.TemporaryDirectory(prefix="casebook-suite-") as tmp:
+        env = {**os.environ, suite.LOCK_ENV: str(Path(tmp) / "suite.lock")}
+        environment.sh([py, "-m", "pytest", *args], cwd=ROOT, env=env)
 
 
 def test(paths: list[str], gpu: bool = False) -> None:
     py = environment.setup(gpu)
-    args = ["--nbmake", *paths] if paths else TEST_ARGS
-    environment.sh([py, "-m", "pytest", *args], cwd=ROOT)
+    run_tests(py, [*PARALLEL, "--nbmake", *paths] if paths else TEST_ARGS)
 
 
 def _in_venv(module: str, args: list[str]) -> None:

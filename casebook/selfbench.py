@@ -64,11 +64,15 @@ def run_overhead(samples: int = 5) -> dict[str, float]:
 
 def suite_seconds() -> tuple[bool, float]:
     """Run the README's test command's pytest (after set-up) once: (passed, seconds)."""
-    from casebook.__main__ import TEST_ARGS
+    from casebook.__main__ import TEST_ARGS, run_tests
 
     t0 = time.perf_counter()
-    proc = subprocess.run([sys.executable, "-m", "pytest", *TEST_ARGS], cwd=runs.ROOT)
-    return proc.returncode == 0, time.perf_counter() - t0
+    try:
+        run_tests(sys.executable, TEST_ARGS)
+        passed = True
+    except subprocess.CalledProcessError:
+        passed = False
+    return passed, time.perf_counter() - t0
 
 
 def claims_spread(claims: dict[str, list[list[dict]]]) -> Table:

@@ -16,7 +16,9 @@ def calls(monkeypatch):
     seen = []
     monkeypatch.setattr(environment, "setup", lambda gpu=False: seen.append(("setup", gpu)) or "py")
     monkeypatch.setattr(
-        environment, "sh", lambda cmd, **kw: seen.append(("sh", [str(c) for c in cmd]))
+        environment,
+        "sh",
+        lambda cmd, **kw: seen.append(("sh", [str(c) for c in cmd], kw.get("env", {}))),
     )
     return seen
 
@@ -24,13 +26,21 @@ def calls(monkeypatch):
 def test_test_runs_pytest_nbmake_on_notebooks_book_and_tests_by_default(calls):
     cli.main(["test"])
     assert calls[0] == ("setup", False)
-    assert calls[1][1][-5:] == ["pytest", "--nbmake", "notebooks/", "book/", "tests/"]
+    command, env = calls[1][1], calls[1][2]
+    assert command[:3] == ["py", "-m", "pytest"] and command[3:7] == [
+        "-n",
+        "auto",
+        "--maxprocesses",
+        "4",
+    ]
+    assert command[-4:] == ["--nbmake", "notebooks/", "book/", "tests/"]
+    assert env["CASEBOOK_SUITE_LOCK"].endswith("suite.lock")  # benchmarks time alone
 
 
 def test_gpu_flag_reaches_setup_and_is_not_a_path(calls):
     cli.main(["test", "--gpu", "notebooks/"])
     assert calls[0] == ("setup", True)
-    assert calls[1][1][-3:] == ["pytest", "--nbmake", "notebooks/"]
+    assert calls[1][1][-2:] == ["--nbmake", "notebooks/"]
 
 
 def test_unknown_command_prints_the_usage():

@@ -250,13 +250,15 @@ def ensure_all(
 def _build(era: Era, base: str, venv: Path) -> None:
     """Make the venv at ``venv`` and install the era's lock into it: with uv when it is
     installed (its wheel cache is shared; the system's certificates are trusted, as pip
-    trusts its configured ones), else, or if uv cannot reach the index, with pip."""
+    trusts its configured ones), else, or if uv cannot reach the index, with pip. Either
+    compiles the bytecode now, so the first run in the era does not."""
     subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     pins = ["--require-hashes", "--no-deps", "-r", str(era.lock)]
     uv_path = uv()
     if uv_path:
-        command = [uv_path, "pip", "install", "--quiet", "--system-certs", "--python", str(python)]
+        command = [uv_path, "pip", "install", "--quiet", "--system-certs", "--compile-bytecode"]
+        command += ["--python", str(python)]
         proc = subprocess.run([*command, *pins], capture_output=True, text=True)
         if proc.returncode == 0:
             return

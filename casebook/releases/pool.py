@@ -43,7 +43,7 @@ __all__ = [
     "warm_run",
 ]
 
-MAX_SERVERS = 6
+MAX_SERVERS = 8
 """How many warm servers a kernel keeps (each holds jax and a release: 150-300 MB)."""
 
 START_TIMEOUT = 180.0
@@ -134,13 +134,14 @@ def server_for(python: str, env: Mapping[str, str], preload: tuple[str, ...]) ->
 
     ``preload`` is the least it imports; packages that earlier runs of the environment
     imported (:func:`learn`) are preloaded too, so the server is restarted once when a
-    page's runs turn out to import, say, equinox.
+    page's runs turn out to import, say, equinox. A live server that preloads more than
+    is asked for serves too (what a run reports is what *it* imported).
     """
     base = (python, tuple(sorted(env.items())))
     wanted = preload + tuple(p for p in _learned.get(base, ()) if p not in preload)
     with _lock:
         server = _servers.get(base)
-        if server is not None and server.alive() and server.preload == wanted:
+        if server is not None and server.alive() and set(wanted) <= set(server.preload):
             _servers.move_to_end(base)
             return server
         if server is not None:

@@ -1,0 +1,74 @@
+"""casebook.suite and conftest.py: in the test command, a benchmark cell runs alone.
+
+The checks read the lock without waiting (``LOCK_NB``), so nothing here is timed.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import subprocess
+import sys
+
+import nbformat
+import pytest
+from nbclient import NotebookClient
+
+from casebook import suite
+
+PROBE = """
+import fcntl, os
+def can(mode):
+    with open(os.environ["CASEBOOK_SUITE_LOCK"], "a") as f:
+        try:
+            fcntl.flock(f, mode | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return False
+        fcntl.flock(f, fcntl.LOCK_UN)
+        return True
+"""
+
+
+def test_the_lock_is_off_without_the_variable(monkeypatch) -> None:
+    monkeypatch.delenv(suite.LOCK_ENV, raising=False)
+    with suite.exclusive(), suite.exclusive():  # would deadlock if it were on
+        pass
+
+
+def test_an_exclusive_holder_keeps_shared_work_out(tmp_path, monkeypatch) -> None:
+    lock = tmp_path / "suite.lock"
+    monkeypatch.setenv(suite.LOCK_ENV, str(lock))
+    holder = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "from casebook import suite; import sys\n"
+            "with suite.exclusive():\n    print('held', flush=True); sys.stdin.read()",
+        ],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "held"
+        with open(lock, "a") as f, pytest.raises(BlockingIOError):
+            fcntl.flock(f, fcntl.LOCK_SH | fcntl.LOCK_NB)
+    finally:
+        holder.communicate("")
+
+
+def test_page_cells_hold_the_lock_shared_and_benchmark_cells_exclusively(
+    tmp_path, monkeypatch
+) -> None:
+    """Run a page through nbclient, as nbmake does; each cell reports, from the kernel,
+    which modes another process could take while it runs."""
+    monkeypatch.setenv(suite.LOCK_ENV, str(tmp_path / "suite.lock"))
+    page = nbformat.v4.new_notebook()
+    probe = "print(can(fcntl.LOCK_SH), can(fcntl.LOCK_EX))"
+    page.cells = [
+        nbformat.v4.new_code_cell(PROBE),
+        nbformat.v4.new_code_cell(probe),
+        nbformat.v4.new_code_cell(probe, metadata={"tags": [suite.BENCHMARK_TAG]}),
+    ]
+    NotebookClient(page, timeout=120, kernel_name="python3").execute()
+    seen = [c.outputs[0]["text"].strip() for c in page.cells[1:]]
+    assert seen == ["True False", "False False"]
