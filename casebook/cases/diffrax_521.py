@@ -123,6 +123,14 @@ CASE = Case(
             "rms_norm.* is not a valid JAX type",
             "MultiSteps.update, while eqx.filter_jit traces the step",
         ),
+        ExpectedError(
+            "MultiSteps.update(grads, state, model), in the stack of the report's day",
+            "TypeError",
+            "^Value <function rms_norm at 0x[0-9a-f]+> with type <class 'function'> "
+            "is not a valid JAX type$",
+            "transforms/_accumulation.py:update, at the lax.cond, under eqx.filter_jit",
+            release="era:diffrax-521",
+        ),
     ),
     triggers=TRIGGERS,
     checks=(

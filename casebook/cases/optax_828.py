@@ -92,6 +92,14 @@ CASE = Case(
             "lax.cond in MultiSteps.update, while jit traces it",
             "optax==0.1.9",
         ),
+        ExpectedError(
+            "jit(MultiSteps.update), in the reporter's stack (jax 0.4.25)",
+            "TypeError",
+            r"^true_fun and false_fun output must have identical types, got\n.*found_nan="
+            r"\{'w': 'DIFFERENT ShapedArray\(bool\[\]\) vs\. ShapedArray\(int32\[\], weak_type=True\)'\}",
+            "lax.cond in MultiSteps.update (optax/_src/wrappers.py:435), while jit traces it",
+            "era:optax-828",
+        ),
     ),
     triggers=TRIGGERS,
     checks=(
