@@ -153,6 +153,28 @@ def check_no_code_in_strings(path: Path, root: Path = ROOT) -> None:
             )
 
 
+TIMING = re.compile(r"interleave\(|compile_seconds\(|(run_program|program_table|run_variants)\(")
+TIMING_PROGRAM = re.compile(r"_bench\b|_bench\"|_optimizer_only")
+
+
+def is_timing_cell(source: str) -> bool:
+    """A cell that times something: it interleaves variants, measures compile time, or
+    runs a benchmark program (a module of casebook.programs named *_bench or
+    *_optimizer_only)."""
+    if re.search(r"interleave\(|compile_seconds\(", source):
+        return True
+    return bool(TIMING.search(source) and TIMING_PROGRAM.search(source))
+
+
+def check_timing_cells_are_tagged(path: Path, root: Path = ROOT) -> None:
+    for i, cell in enumerate(_cells(path)):
+        if cell["cell_type"] == "code" and is_timing_cell(_source(cell)):
+            assert "benchmark" in cell.get("metadata", {}).get("tags", []), (
+                f"{path.name} cell {i} times something but is not tagged 'benchmark': in the "
+                "test command it would share the CPU with other pages (casebook.suite)"
+            )
+
+
 #: Every check a case notebook must pass as a file, each ``check(path, root)``.
 ANATOMY_CHECKS = (
     check_committed_without_outputs,
@@ -163,6 +185,7 @@ ANATOMY_CHECKS = (
     check_exercise_solutions_are_hidden,
     check_cells_are_small,
     check_no_code_in_strings,
+    check_timing_cells_are_tagged,
 )
 
 
