@@ -135,9 +135,16 @@ CASE = Case(
         ExpectedError(
             "inject_hyperparams(adamw)(mask=module).init",
             "TypeError",
-            r"Net\.__call__\(\) missing .* argument: 'y'",
+            r"Net\.__call__\(\) missing 1 required positional argument: 'y'",
             "WrappedSchedule.__call__ in optax/schedules/_inject.py",
             "optax==0.2.5",
+        ),
+        ExpectedError(
+            "the reporter's code, in the reporter's stack (jax 0.6.2, optax 0.2.5)",
+            "TypeError",
+            r"^Net\.__call__\(\) missing 1 required positional argument: 'y'$",
+            "WrappedSchedule.__call__ in optax/schedules/_inject.py",
+            "era:optax-1373",
         ),
     ),
     triggers=TRIGGERS,
