@@ -110,6 +110,14 @@ CASE = Case(
             "NoneType",
             "optax.tree_utils.tree_sub (_tree_math.py), while tracing the step",
         ),
+        ExpectedError(
+            "update(grads, state), in the reporter's stack (jax 0.4.30)",
+            "ValueError",
+            r"^Custom node type mismatch: expected type: <class 'equinox\.nn\._mlp\.MLP'>, "
+            r"value: None\.$",
+            "optax.tree_utils.tree_vdot (_tree_math.py), called by L-BFGS's update_fn",
+            release="era:optax-1017",
+        ),
     ),
     triggers=TRIGGERS,
     checks=(
