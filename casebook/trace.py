@@ -29,7 +29,12 @@ from typing import Any, TypeVar
 
 import jax
 import numpy as np
-from jax.extend.core import ClosedJaxpr, Jaxpr, jaxprs_in_params
+from jax.extend.core import ClosedJaxpr, Jaxpr
+
+try:
+    from jax.extend.core import jaxprs_in_params
+except ImportError:  # jax before 0.6 (the era stacks) has it only in jax.core
+    from jax.core import jaxprs_in_params  # type: ignore[attr-defined,no-redef]
 from jax.tree_util import KeyPath, keystr
 
 from casebook.display import Cell, PlainText, Table
@@ -89,6 +94,8 @@ def _path_text(path: str) -> str:
 
 # --------------------------------------------------------------------------- types
 
+_typeof = getattr(jax, "typeof", None) or jax.core.get_aval  # type: ignore[attr-defined]  # jax < 0.6
+
 
 def jax_type(x: Any) -> Any | None:
     """The abstract value JAX would give ``x``, or None if ``x`` is not a JAX type.
@@ -107,7 +114,7 @@ def jax_type(x: Any) -> Any | None:
         True
     """
     try:
-        return jax.typeof(x)
+        return _typeof(x)
     except TypeError:
         return None
 
