@@ -25,6 +25,7 @@ from casebook.display import PlainText, Table
 
 __all__ = [
     "CONTROL_SUFFIX",
+    "TOLERANCE",
     "Claim",
     "ClaimFailed",
     "UnreliableBenchmark",

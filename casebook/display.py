@@ -221,7 +221,8 @@ def glue(name: str, value: Any, *, display: bool = False) -> Any:
         display: also show ``value`` in the cell's output.
 
     Returns:
-        ``value`` itself, so a cell can glue and use a number in one line.
+        ``value``, a NumPy or jax scalar as the Python number it holds (myst-nb formats
+        a glued number from its ``repr``), so a cell can glue and use it in one line.
 
     Examples:
         In a code cell (outside a kernel nothing is shown):
@@ -231,7 +232,13 @@ def glue(name: str, value: Any, *, display: bool = False) -> Any:
         1.2345
 
         and in the page's Markdown: ``{glue:text}`case0-ratio:.2f``` reads 1.23.
+
+        >>> import numpy as np
+        >>> glue("case0-share", np.float64(5.5))
+        5.5
     """
+    if getattr(value, "ndim", None) == 0 and hasattr(value, "item"):
+        value = value.item()  # a NumPy or jax scalar: its repr would not format as a number
     try:
         from myst_nb import glue as store
     except ImportError:

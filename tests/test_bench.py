@@ -250,3 +250,19 @@ def test_claims_on_cpu_time_read_the_cpu_samples() -> None:
     on_cpu = timings.on_cpu()
     assert on_cpu.ratio("a", "b") == 2.0 and timings.ratio("a", "b") == 1 / 9
     assert on_cpu.claim("a", "b", at_least=1.5, says="a uses more CPU").holds
+
+
+def test_a_timing_whose_control_is_off_is_timed_again(monkeypatch) -> None:
+    """A burst of load during one timing: the A/A control reads 1.5, so interleave throws
+    that timing away and times the rounds again."""
+    controls = iter([1.5, 1.0])
+
+    def fake_rounds(variants, names, rounds, min_seconds, calls_per_round):
+        aa = next(controls)
+        wall = {"a": [1.0], "b": [2.0], "a (A/A)": [aa]}
+        return Timings(wall=wall, cpu=wall, faults={n: [0.0] for n in wall}, meta={})
+
+    monkeypatch.setattr(bench, "_timed_rounds", fake_rounds)
+    timings = bench.interleave({"a": lambda: 0, "b": lambda: 0}, warmup=0)
+    assert timings.meta["attempts"] == 2 and timings.wall["a (A/A)"] == [1.0]
+    assert timings.claim("b", "a", at_least=1.5, says="b is slower").holds
