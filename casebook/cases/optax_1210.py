@@ -95,6 +95,23 @@ CASE = Case(
             "lax.cond, while it traces the branches",
             "optax==0.2.4",
         ),
+        ExpectedError(
+            "equinox.internal.scan (the report), in the reporter's stack (jax 0.5.1)",
+            "ValueError",
+            r"^`body_fun` must have the same input and output structure\. Difference is:\n(.*\n)*"
+            r"-           num_linesearch_steps=i64\[\],\n\+           num_linesearch_steps=i32\[\],\n",
+            "equinox's checkpointed scan (equinox/internal/_loop/common.py:497, new_body_fun), "
+            "while it traces the body",
+            "era:optax-1210",
+        ),
+        ExpectedError(
+            "lax.cond (skip a step), in the reporter's stack (jax 0.5.1)",
+            "TypeError",
+            r"num_linesearch_steps='DIFFERENT ShapedArray\(int32\[\]\) vs\. "
+            r"ShapedArray\(int64\[\], weak_type=True\)'",
+            "lax.cond, while it traces the branches",
+            "era:optax-1210",
+        ),
     ),
     triggers=TRIGGERS,
     checks=(
