@@ -522,3 +522,10 @@ def test_cell_magic_help_lists_its_options():
         "target",
     ):
         assert option in help_text, option
+
+
+def test_an_outcome_keeps_its_code_to_run_again_elsewhere(env):
+    first = r.run("  import fakepkg\n  result = fakepkg.merge(True, 1, 2)", "fakepkg==1.0")
+    again = r.run(first.code, "fakepkg==2.0")
+    assert first.code == "import fakepkg\nresult = fakepkg.merge(True, 1, 2)"
+    assert (first.version("fakepkg"), again.version("fakepkg"), again.result) == ("1.0", "2.0", 2)

@@ -66,6 +66,7 @@ class Outcome(PlainText):
         result: the code's ``result`` variable (JSON), or None.
         seconds: wall time of the run (from the request to the outcome).
         frames: ``[file, lineno, function, source]`` of each frame of the exception.
+        code: the code that ran, to run it again elsewhere.
 
     Examples:
         >>> outcome = run("import json; json.loads('{')")
@@ -91,6 +92,9 @@ class Outcome(PlainText):
     subprocess, interpreter start-up and imports included)."""
     frames: list[list[Any]] = dataclasses.field(default_factory=list)
     """``[file, lineno, function, source]`` of each frame of the exception, outermost first."""
+    code: str = ""
+    """The code that ran (dedented), so a page can run the same code on another target:
+    ``releases.run(outcome.code, "optax==0.2.4")``."""
 
     @property
     def failure(self) -> Failure | None:
@@ -269,7 +273,13 @@ def run(
 
     package = None if eras.is_era(target) else place.package
     outcome = Outcome(
-        target=label, package=package, stdout=stdout, stderr=stderr, seconds=seconds, **rec
+        target=label,
+        package=package,
+        stdout=stdout,
+        stderr=stderr,
+        seconds=seconds,
+        code=code,
+        **rec,
     )
     if warm:
         pool.learn(server, outcome.versions)
