@@ -72,6 +72,11 @@ def venv_python(venv: Path = VENV) -> Path:
     return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
 
 
+PAGE_TESTS = ["-m", "pytest", "--nbmake", "-q", "-p", "no:cacheprovider"]
+"""The arguments of an interpreter that runs pages as tests, one pytest run (the page
+runs of ``casebook.runs``, the bench command and ``casebook latest``)."""
+
+
 def sh(cmd: list, **kw) -> None:
     """Run ``cmd`` (echoed first), failing on a non-zero exit."""
     print("+", " ".join(str(c) for c in cmd), flush=True)

@@ -89,20 +89,7 @@ def watch(report: Path | None) -> int:
     lines += [f"  - {r['key']}: {r['recorded']} → {r['status']} ({r['detail']})" for r in changed]
 
     junit = VENV / "pages.xml"
-    subprocess.run(
-        [
-            py,
-            "-m",
-            "pytest",
-            "--nbmake",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            f"--junitxml={junit}",
-            *PAGES,
-        ],
-        cwd=ROOT,
-    )
+    subprocess.run([py, *environment.PAGE_TESTS, f"--junitxml={junit}", *PAGES], cwd=ROOT)
     failed = _failed_pages(junit) if junit.exists() else ["(pytest wrote no report)"]
     lines.append(f"Pages that fail on the newest releases: {len(failed)}.")
     lines += [f"  - {name}" for name in failed]

@@ -22,7 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
-from casebook import records
+from casebook import environment, records
 from casebook.display import Table, TableDisplay
 
 STORE = records.STORE / "runs"
@@ -47,18 +47,7 @@ def run_page(
     """Run one page with ``pytest --nbmake``: (passed, seconds, the output's tail)."""
     t0 = time.perf_counter()
     proc = subprocess.run(
-        [
-            sys.executable,
-            "-m",
-            "pytest",
-            "--nbmake",
-            "-q",
-            "-p",
-            "no:cacheprovider",
-            "-n",
-            "0",
-            page,
-        ],
+        [sys.executable, *environment.PAGE_TESTS, "-n", "0", page],
         cwd=ROOT,
         capture_output=True,
         text=True,
