@@ -1,4 +1,4 @@
-"""Pytest wiring of the test command: benchmark cells time alone (:mod:`casebook.suite`).
+"""Pytest wiring of the test command: benchmark cells time alone (:mod:`casebook.tools.suite`).
 
 Every unit test holds the suite lock shared; every cell of a page (run by nbmake through
 nbclient) holds it shared, or exclusively if the cell is tagged ``benchmark``. The lock is
@@ -14,7 +14,7 @@ from typing import Any
 import pytest
 from nbclient import NotebookClient
 
-from casebook import suite
+from casebook.tools import suite
 
 
 @pytest.fixture(autouse=True)

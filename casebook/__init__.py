@@ -11,14 +11,14 @@ For the book's pages (``casebook[cases]``):
   the ``%%on_release`` magic;
 * :mod:`casebook.trace` cuts jaxprs and reports dtype / weak-type / structure drift;
 * :mod:`casebook.bench` times variants interleaved in one process;
-* :mod:`casebook.records` and :mod:`casebook.runs` store benchmark figures and page runs
+* :mod:`casebook.bench.records` and :mod:`casebook.status.runs` store benchmark figures and page runs
   per device, as data the pages show;
-* :mod:`casebook.stack` states the versions a page ran on;
-* :mod:`casebook.board` is the status board's set of triggers.
+* :mod:`casebook.status.stack` states the versions a page ran on;
+* :mod:`casebook.status.board` is the status board's set of triggers.
 
-``python3 -m casebook`` (:mod:`casebook.__main__`, with :mod:`casebook.environment`,
-:mod:`casebook.buildcache`, :mod:`casebook.colab`, :mod:`casebook.colabsim` and
-:mod:`casebook.latest`) is the set-up and the commands of the README; those modules use
+``python3 -m casebook`` (:mod:`casebook.__main__`, with :mod:`casebook.tools.environment`,
+:mod:`casebook.tools.buildcache`, :mod:`casebook.tools.colab`, :mod:`casebook.tools.colabsim` and
+:mod:`casebook.status.latest`) is the set-up and the commands of the README; those modules use
 only the standard library, so they run before anything is installed. Submodules are
 imported explicitly, so ``import casebook`` stays free of jax.
 """

@@ -1,4 +1,4 @@
-"""Tests for casebook.bench and casebook.claims: interleaving order, sample counts, reports,
+"""Tests for casebook.bench and casebook.bench.claims: interleaving order, sample counts, reports,
 compile time, variants of known cost, claims and the A/A control."""
 
 from __future__ import annotations
@@ -12,8 +12,8 @@ import jax.numpy as jnp
 import matplotlib
 import pytest
 
-from casebook import bench, claims
-from casebook.bench import Timings
+from casebook import bench
+from casebook.bench import Timings, claims
 
 matplotlib.use("Agg")
 

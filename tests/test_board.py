@@ -1,4 +1,4 @@
-"""casebook.board: the status board's triggers tell fixed, failing and silent apart."""
+"""casebook.status.board: the status board's triggers tell fixed, failing and silent apart."""
 
 from __future__ import annotations
 
@@ -6,7 +6,8 @@ from dataclasses import replace
 
 import pytest
 
-from casebook import board, cases
+from casebook import cases
+from casebook.status import board
 
 BY_KEY = {t.key: t for t in board.BOARD}
 

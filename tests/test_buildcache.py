@@ -6,14 +6,18 @@ from pathlib import Path
 
 import pytest
 
-from casebook import buildcache
+from casebook.project import ROOT
+from casebook.tools import buildcache
 
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    (tmp_path / "casebook").mkdir()
-    (tmp_path / "casebook" / "bench.py").write_text("RATIO = 1\n")
-    (tmp_path / "casebook" / "manifest.toml").write_text("")
+    for folder in ("casebook/bench", "casebook/releases", "casebook/cases/optax_828"):
+        (tmp_path / folder).mkdir(parents=True)
+    (tmp_path / "casebook" / "bench" / "__init__.py").write_text("RATIO = 1\n")
+    (tmp_path / "casebook" / "releases" / "manifest.toml").write_text("")
+    (tmp_path / "casebook" / "cases" / "optax_828" / "case.toml").write_text("")
+    (tmp_path / "casebook" / "cases" / "optax_828" / "era.txt").write_text("")
     (tmp_path / "requirements.txt").write_text("jax==0.12.0.1\n")
     (tmp_path / "pyproject.toml").write_text("")
     return tmp_path
@@ -39,9 +43,11 @@ def test_unchanged_inputs_keep_the_cache(repo):
 @pytest.mark.parametrize(
     "path",
     [
-        "casebook/bench.py",
+        "casebook/bench/__init__.py",
         "casebook/new_module.py",
-        "casebook/manifest.toml",
+        "casebook/releases/manifest.toml",
+        "casebook/cases/optax_828/case.toml",
+        "casebook/cases/optax_828/era.txt",
         "requirements.txt",
         "pyproject.toml",
     ],
@@ -64,9 +70,15 @@ def test_a_cache_without_a_stamp_is_not_trusted(repo):
 
 
 def test_the_real_book_inputs_are_the_package_the_manifest_and_the_lock():
-    root = Path(buildcache.__file__).resolve().parent.parent
+    root = ROOT
     inputs = {
         p.relative_to(root).as_posix() for pattern in buildcache.INPUTS for p in root.glob(pattern)
     }
-    assert {"casebook/buildcache.py", "casebook/manifest.toml", "requirements.txt"} <= inputs
+    assert {
+        "casebook/tools/buildcache.py",
+        "casebook/releases/manifest.toml",
+        "casebook/cases/optax_828/case.toml",
+        "casebook/cases/optax_828/era.txt",
+        "requirements.txt",
+    } <= inputs
     assert any(name.startswith("book/measurements/runs/") for name in inputs)

@@ -17,8 +17,11 @@ from pathlib import Path
 import pytest
 from test_notebooks import ANATOMY_CHECKS
 
-from casebook import board, cases, releases, scaffold
-from casebook.cases import Case, tables
+from casebook import cases, releases
+from casebook.cases import Case
+from casebook.cases import _scaffold as scaffold
+from casebook.cases import _tables as tables
+from casebook.status import board
 
 ROOT = Path(__file__).resolve().parent.parent
 IDS = [c.key for c in cases.CASES]
@@ -44,7 +47,7 @@ def check_tables(all_cases: tuple[Case, ...], root: Path) -> None:
     for file in tables.FILES:
         table = tables.current((root / file).read_text())
         assert table == tables.render(file, all_cases), (
-            f"{file}: the case table is not the registry's; run casebook.cases.tables.sync"
+            f"{file}: the case table is not the registry's; run casebook.cases._tables.sync"
         )
         for case in all_cases:
             assert case.issue.url in table and case.docname in table and case.summary in table
@@ -203,10 +206,11 @@ def test_a_scaffolded_case_passes_the_anatomy_and_registry_tests(tmp_path):
     check_case(case, new, tmp_path)
     check_tables(new, tmp_path)
     check_toc(new, tmp_path)
-    from casebook import colab
+    from casebook.tools import colab
 
     assert colab.is_in_sync(tmp_path / case.notebook, tmp_path / "_config.yml")
-    # Three files and a bib entry: what a sixth case touches (the tables are generated).
+    # One folder, the notebook, the toc and a bib entry: what a sixth case touches (the
+    # tables are generated).
     changed = {
         p.relative_to(tmp_path).as_posix()
         for p in tmp_path.rglob("*")
@@ -218,7 +222,8 @@ def test_a_scaffolded_case_passes_the_anatomy_and_registry_tests(tmp_path):
         )
     }
     assert changed == {
-        "casebook/cases/optax_9999.py",
+        "casebook/cases/optax_9999/case.toml",
+        "casebook/cases/optax_9999/__init__.py",
         case.notebook,
         "_toc.yml",
         "book/references.bib",

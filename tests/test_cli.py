@@ -8,7 +8,7 @@ import sys
 import pytest
 
 from casebook import __main__ as cli
-from casebook import environment
+from casebook.tools import environment
 
 
 @pytest.fixture

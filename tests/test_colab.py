@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from casebook import colab
+from casebook.tools import colab
 
 PAGES = colab.pages()
 

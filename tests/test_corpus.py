@@ -8,7 +8,7 @@ import optax
 import pytest
 
 from casebook import corpus
-from casebook.corpus_setups import Built
+from casebook.corpus._setups import Built
 
 SET_UPS = {s.name: s for s in corpus.representative_set_ups()}
 

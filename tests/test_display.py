@@ -90,8 +90,10 @@ def test_dataclasses_that_print_as_text_show_their_text_in_ipython() -> None:
 
     from IPython.lib.pretty import pretty
 
-    from casebook import claims, failure, records, runs, stack
-    from casebook.releases import runner
+    from casebook import failure
+    from casebook.bench import claims, records
+    from casebook.releases import _runner as runner
+    from casebook.status import runs, stack
 
     for cls in (
         failure.Failure,

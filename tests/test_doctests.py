@@ -3,7 +3,7 @@
 The API reference page (``book/api.md``) shows these examples, so a docstring whose example
 no longer does what it says fails here, under the README's test command. Modules whose
 import needs a package that is not installed are skipped; the programs of
-``casebook.programs`` are not imported (they are written for old releases and run in child
+the case folders are not imported (they are written for old releases and run in child
 processes, where their own pages check them).
 """
 
@@ -16,22 +16,22 @@ import pkgutil
 import pytest
 
 import casebook
-from casebook import releases
+from casebook import cases, releases
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 #: Modules whose examples use fetched historical releases (``python3 -m casebook fetch``).
-NEEDS_RELEASES = {"casebook.releases.patches": ("optax==0.1.9",)}
+NEEDS_RELEASES = {"casebook.releases._patches": ("optax==0.1.9",)}
 
 MODULES = sorted(
     info.name
     for info in pkgutil.walk_packages(casebook.__path__, prefix="casebook.")
-    if not info.name.startswith("casebook.programs.")
+    if not cases.is_program(info.name)
 )
 
 
 def _import(name: str):
-    """The module itself (``importlib``: ``casebook.releases.expect`` as an attribute is
+    """The module itself (``importlib``: ``casebook.releases._expect`` as an attribute is
     the function ``expect``), or a skip when a package it needs is absent."""
     try:
         return importlib.import_module(name)

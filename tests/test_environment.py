@@ -8,7 +8,9 @@ import sys
 import pytest
 from packaging.markers import Marker
 
-from casebook import environment, releases, stack
+from casebook import releases
+from casebook.status import stack
+from casebook.tools import environment
 
 
 def test_every_locked_package_for_this_platform_is_installed_at_its_pin():
@@ -54,8 +56,8 @@ def test_installed_casebook_uses_the_per_user_cache(monkeypatch, tmp_path):
     monkeypatch.delenv("CASEBOOK_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert releases.cache_dir() == releases.REPO_ROOT / ".casebook-cache"
-    # the cache functions live in casebook.releases.manifest and read its REPO_ROOT
-    monkeypatch.setattr(releases.manifest, "REPO_ROOT", tmp_path / "site-packages")
+    # the cache functions live in casebook.releases._manifest and read its REPO_ROOT
+    monkeypatch.setattr(releases._manifest, "REPO_ROOT", tmp_path / "site-packages")
     assert not releases.running_from_checkout()
     if sys.platform.startswith("linux"):
         assert releases.cache_dir() == tmp_path / "casebook"

@@ -1,8 +1,8 @@
-"""casebook.latest: what the newest-releases watch reads, and how it decides."""
+"""casebook.status.latest: what the newest-releases watch reads, and how it decides."""
 
 from __future__ import annotations
 
-from casebook import latest
+from casebook.status import latest
 
 
 def test_failed_pages_are_read_from_the_junit_report(tmp_path):

@@ -7,7 +7,7 @@ import shutil
 
 import pytest
 
-from casebook import colab, pairs
+from casebook.tools import colab, pairs
 
 PAGES = colab.pages()
 

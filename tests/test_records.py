@@ -1,4 +1,4 @@
-"""casebook.records: stored benchmark runs and the "measured on" table."""
+"""casebook.bench.records: stored benchmark runs and the "measured on" table."""
 
 from __future__ import annotations
 
@@ -10,8 +10,7 @@ matplotlib.use("Agg")
 
 import pytest
 
-from casebook import records
-from casebook.bench import Timings
+from casebook.bench import Timings, records
 
 
 def _timings(device: str, backend: str, scale: float) -> Timings:

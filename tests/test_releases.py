@@ -19,7 +19,9 @@ from pathlib import Path
 import pytest
 
 from casebook import releases as r
-from casebook.releases import child, manifest, runner
+from casebook.releases import _child as child
+from casebook.releases import _manifest as manifest
+from casebook.releases import _runner as runner
 
 
 def _wheel(dirpath: Path, version: str, body: str) -> Path:

@@ -1,8 +1,8 @@
-"""casebook.runs: stored page runs per machine, merged per day, shown as one table."""
+"""casebook.status.runs: stored page runs per machine, merged per day, shown as one table."""
 
 from __future__ import annotations
 
-from casebook import runs
+from casebook.status import runs
 
 
 def _record(pages, jax="0.12.0.1"):

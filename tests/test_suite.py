@@ -1,4 +1,4 @@
-"""casebook.suite and conftest.py: in the test command, a benchmark cell runs alone.
+"""casebook.tools.suite and conftest.py: in the test command, a benchmark cell runs alone.
 
 The checks read the lock without waiting (``LOCK_NB``), so nothing here is timed.
 """
@@ -13,7 +13,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from casebook import suite
+from casebook.tools import suite
 
 PROBE = """
 import fcntl, os
@@ -41,7 +41,7 @@ def test_an_exclusive_holder_keeps_shared_work_out(tmp_path, monkeypatch) -> Non
         [
             sys.executable,
             "-c",
-            "from casebook import suite; import sys\n"
+            "from casebook.tools import suite; import sys\n"
             "with suite.exclusive():\n    print('held', flush=True); sys.stdin.read()",
         ],
         stdin=subprocess.PIPE,

@@ -1,9 +1,12 @@
-"""The case registry: one module per case of the book, each holding one :class:`Case`.
+"""The case registry: one folder per case of the book, each the one home of that case.
 
-``CASES`` lists them in reading order (by ``Case.number``); :func:`get` looks one up by
-key (``"optax-828"``). A case module is any module of this package that defines ``CASE``,
-so adding a case means adding a module (``python3 -m casebook new-case`` writes one from
-``template/``). :data:`FINDINGS` holds the status-board rows that belong to no case (the
+A case folder (``casebook/cases/optax_828/``) holds everything the book knows about one
+upstream bug: ``case.toml`` (its issue and its era, written once), ``era.txt`` (the hashed
+lock of the era stack), ``__init__.py`` (its :class:`Case`: card, expected errors, board
+triggers, check set-ups) and its programs (one module each, run on releases by
+:mod:`casebook.releases`). ``CASES`` lists them in reading order (by ``Case.number``);
+:func:`get` looks one up by key (``"optax-828"``). Adding a case means adding a folder
+(``python3 -m casebook new-case`` writes one from ``template/``). :data:`FINDINGS` holds the status-board rows that belong to no case (the
 bugs the book's check found); :func:`board_triggers` orders every row for the board.
 
 Standard library only at import time: the case modules import jax and friends inside
@@ -20,8 +23,16 @@ from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
 
-from casebook.cases.base import STATUSES, Case, CheckSetup, ExpectedError, Issue, Trigger
-from casebook.cases.check_findings import TRIGGERS as FINDINGS
+from casebook.cases._base import (
+    FACTS_FILE,
+    STATUSES,
+    Case,
+    CheckSetup,
+    ExpectedError,
+    Issue,
+    Trigger,
+)
+from casebook.cases._findings import TRIGGERS as FINDINGS
 
 __all__ = [
     "CASES",
@@ -34,6 +45,7 @@ __all__ = [
     "Trigger",
     "board_triggers",
     "get",
+    "is_program",
     "load",
 ]
 
@@ -52,10 +64,11 @@ def _ordered(modules: Iterable[ModuleType]) -> tuple[Case, ...]:
 
 
 def _modules() -> list[ModuleType]:
+    """Every case folder's module (a subpackage with a facts file)."""
     return [
         importlib.import_module(f"{__name__}.{info.name}")
         for info in pkgutil.iter_modules([str(DIRECTORY)])
-        if not info.ispkg
+        if info.ispkg and (DIRECTORY / info.name / FACTS_FILE).is_file()
     ]
 
 
@@ -63,10 +76,9 @@ def load(directory: Path) -> tuple[Case, ...]:
     """The cases of another checkout's ``casebook/cases/`` (a scaffolded copy, say),
     loaded from its files; the package's own cases are :data:`CASES`."""
     modules = []
-    for path in sorted(Path(directory).glob("*.py")):
-        if path.stem == "__init__":
-            continue
-        name = f"_casebook_cases_{abs(hash(str(path)))}_{path.stem}"
+    for facts in sorted(Path(directory).glob(f"*/{FACTS_FILE}")):
+        path = facts.parent / "__init__.py"
+        name = f"_casebook_cases_{abs(hash(str(path)))}_{path.parent.name}"
         spec = importlib.util.spec_from_file_location(name, path)
         assert spec and spec.loader
         module = importlib.util.module_from_spec(spec)
@@ -86,6 +98,14 @@ def get(key: str, cases: Iterable[Case] = CASES) -> Case:
         if key in (case.key, case.issue.label):
             return case
     raise KeyError(f"no case {key!r}; the registry has {[c.key for c in CASES]}")
+
+
+def is_program(module: str) -> bool:
+    """Whether a dotted module name is a program of a case folder
+    (``casebook.cases.optax_828.doors``): written for old releases, run in child processes,
+    never imported by the book's own process."""
+    parts = module.split(".")
+    return len(parts) == 4 and parts[:2] == ["casebook", "cases"] and parts[3] != "__init__"
 
 
 def board_triggers(cases: Iterable[Case] = CASES) -> tuple[Trigger, ...]:

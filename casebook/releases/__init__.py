@@ -4,22 +4,22 @@ A notebook kernel has the current stack imported, and Python cannot hold two ver
 ``optax`` in one process; so a run starts a fresh interpreter with the chosen release
 first on its path and sends back a structured outcome. One module per concern:
 
-* :mod:`~casebook.releases.manifest`: the manifest of releases pinned by sha256, the
+* :mod:`~casebook.releases._manifest`: the manifest of releases pinned by sha256, the
   cache, :func:`fetch` (``python3 -m casebook fetch``) and :func:`locate`;
-* :mod:`~casebook.releases.patches`: releases with one-line fixes (:func:`patched`), and
+* :mod:`~casebook.releases._patches`: releases with one-line fixes (:func:`patched`), and
   the targets a run can name (:data:`CURRENT`);
-* :mod:`~casebook.releases.runner`: :func:`run` and its :class:`Outcome`, with the child
-  program :mod:`~casebook.releases.child`;
-* :mod:`~casebook.releases.expect`: :func:`expect`, :class:`VersionTable`,
+* :mod:`~casebook.releases._runner`: :func:`run` and its :class:`Outcome`, with the child
+  program :mod:`~casebook.releases._child`;
+* :mod:`~casebook.releases._expect`: :func:`expect`, :class:`VersionTable`,
   :func:`version_table`;
-* :mod:`~casebook.releases.program` and :mod:`~casebook.releases.variants`: programs of
-  named variants (modules of :mod:`casebook.programs`), run on releases by
+* :mod:`~casebook.releases.program` and :mod:`~casebook.releases._variants`: programs of
+  named variants (modules of the case folders, :mod:`casebook.cases`), run on releases by
   :func:`program_table` and shown by :func:`show`;
-* :mod:`~casebook.releases.magic`: the ``%%on_release`` cell magic
+* :mod:`~casebook.releases._magic`: the ``%%on_release`` cell magic
   (``%load_ext casebook.releases``; ``%%on_release?`` prints its options);
 * :mod:`~casebook.releases.eras`: era stacks, the whole stack of the day an issue was
   reported, in a venv of its own (targets ``"era:optax-828"``);
-* :mod:`~casebook.releases.pool` and :mod:`~casebook.releases.server`: the warm servers
+* :mod:`~casebook.releases._pool` and :mod:`~casebook.releases._server`: the warm servers
   runs fork from, one per environment;
 * :mod:`~casebook.releases.errors`: the errors, all :class:`ReleaseError` (or, for a
   failed expectation, :class:`ExpectationError`).
@@ -33,21 +33,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from casebook.releases.errors import (
-    EraPythonMissing,
-    ExpectationError,
-    HashMismatch,
-    OverlayShadowed,
-    PatchError,
-    ReleaseError,
-    ReleaseNotCached,
-    RunCrashed,
-    RunTimeout,
-    UnknownEra,
-    UnknownRelease,
-)
-from casebook.releases.expect import Expected, VersionTable, expect, version_table
-from casebook.releases.manifest import (
+from casebook.releases._expect import Expected, VersionTable, expect, version_table
+from casebook.releases._manifest import (
     MANIFEST,
     REPO_ROOT,
     SETUP_COMMAND,
@@ -62,9 +49,22 @@ from casebook.releases.manifest import (
     sha256_of,
     user_cache_dir,
 )
-from casebook.releases.patches import CURRENT, Patch, PatchedRelease, Target, patched
-from casebook.releases.runner import REPORTED_PACKAGES, Outcome, load_module_file, run, source_file
-from casebook.releases.variants import Source, program_table, run_program, show
+from casebook.releases._patches import CURRENT, Patch, PatchedRelease, Target, patched
+from casebook.releases._runner import REPORTED_PACKAGES, Outcome, load_module_file, run, source_file
+from casebook.releases._variants import Source, program_table, run_program, show
+from casebook.releases.errors import (
+    EraPythonMissing,
+    ExpectationError,
+    HashMismatch,
+    OverlayShadowed,
+    PatchError,
+    ReleaseError,
+    ReleaseNotCached,
+    RunCrashed,
+    RunTimeout,
+    UnknownEra,
+    UnknownRelease,
+)
 
 __all__ = [
     "CURRENT",
@@ -94,6 +94,7 @@ __all__ = [
     "cache_dir",
     "expect",
     "fetch",
+    "fetch_command",
     "load_ipython_extension",
     "load_manifest",
     "load_module_file",
@@ -114,18 +115,32 @@ __all__ = [
 ]
 
 
+def fetch_command(args: list[str] | None = None, gpu: bool = False) -> None:
+    """``python3 -m casebook fetch``: the historical wheels of the manifest, then every
+    era stack; a :class:`ReleaseError` ends the command with its message."""
+    import sys
+
+    from casebook.releases import eras
+
+    try:
+        fetch()
+        eras.ensure_all()
+    except ReleaseError as e:
+        sys.exit(f"casebook fetch: {e}")
+
+
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext casebook.releases`` registers the ``%%on_release`` cell magic."""
-    from casebook.releases import magic
+    from casebook.releases import _magic
 
-    magic.load_ipython_extension(ipython)
+    _magic.load_ipython_extension(ipython)
 
 
 def __getattr__(name: str) -> Any:
     """``on_release`` (the magic, testable without a kernel) from :mod:`.magic`, imported
     on first use so that importing this package does not import IPython."""
     if name == "on_release":
-        from casebook.releases.magic import on_release
+        from casebook.releases._magic import on_release
 
         return on_release
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

@@ -4,14 +4,15 @@ An overlay (``optax==0.1.9``) puts one old package on today's jax. An *era* is t
 stack of the day an issue was reported: the releases of jax, jaxlib, optax, equinox and
 diffrax (and their dependencies) that were the newest on PyPI that day, resolved with
 ``uv pip compile --exclude-newer DATE`` and pinned with sha256 hashes in a lock file per
-era (``casebook/eras/KEY.txt``, for CPython on Linux x86_64). The manifest names each era::
+era, for CPython on Linux x86_64. The era lives in its case's folder, written once:
+``casebook/cases/optax_828/case.toml`` names the day (``[issue] opened``) and the stack::
 
-    [era."optax-828"]
-    reported = "2024-02-27"
-    issue = "https://github.com/google-deepmind/optax/issues/828"
+    [era]
     python = "3.12"
-    lock = "eras/optax-828.txt"
     packages = { jax = "0.4.25", jaxlib = "0.4.25", optax = "0.1.9" }
+
+and ``era.txt`` beside it is the lock. This module reads those files as data (it imports
+nothing of :mod:`casebook.cases`, which sits above it).
 
 A run names an era as its target, ``"era:optax-828"`` (``%%on_release era:optax-828``).
 :func:`ensure` builds the era's venv on first use, under the cache (``eras/KEY``), with
@@ -38,8 +39,9 @@ import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from casebook.project import PACKAGE
+from casebook.releases._manifest import cache_dir
 from casebook.releases.errors import EraPythonMissing, HashMismatch, ReleaseError, UnknownEra
-from casebook.releases.manifest import MANIFEST, cache_dir
 
 __all__ = [
     "ERA_PREFIX",
@@ -58,8 +60,10 @@ __all__ = [
 ERA_PREFIX = "era:"
 """A target that starts with this names an era: ``"era:optax-828"``."""
 
-PACKAGE_DIR = Path(__file__).resolve().parent.parent
-"""The ``casebook`` package directory; era lock paths are relative to it."""
+CASES_DIR = PACKAGE / "cases"
+"""Where the case folders are: each one with an ``[era]`` in its ``case.toml`` is an era."""
+LOCK_FILE = "era.txt"
+FACTS_FILE = "case.toml"
 
 _STAMP = ".casebook-era"
 
@@ -90,8 +94,32 @@ class Era:
 
 
 def load_eras(path: Path | None = None) -> dict[str, Era]:
-    """The eras of the manifest, ``{"optax-828": Era, ...}``."""
-    path = Path(path or os.environ.get("CASEBOOK_MANIFEST") or MANIFEST)
+    """The eras of the book, ``{"optax-828": Era, ...}``: one per case folder whose facts
+    file has an ``[era]`` table. ``path`` (or ``CASEBOOK_MANIFEST``) names instead one
+    TOML file of ``[era."NAME"]`` tables with ``reported``, ``issue``, ``python``, ``lock``
+    and ``packages`` (how the tests describe a synthetic era)."""
+    named = path or os.environ.get("CASEBOOK_MANIFEST")
+    if named:
+        return _eras_of_file(Path(named))
+    eras = {}
+    for facts_file in sorted(CASES_DIR.glob(f"*/{FACTS_FILE}")):
+        with open(facts_file, "rb") as f:
+            facts = tomllib.load(f)
+        if "era" not in facts:
+            continue
+        name = facts_file.parent.name.replace("_", "-")
+        eras[name] = Era(
+            name=name,
+            reported=facts["issue"]["opened"],
+            issue=facts["issue"]["url"],
+            python=facts["era"]["python"],
+            lock=facts_file.parent / LOCK_FILE,
+            packages=dict(facts["era"]["packages"]),
+        )
+    return eras
+
+
+def _eras_of_file(path: Path) -> dict[str, Era]:
     with open(path, "rb") as f:
         data = tomllib.load(f)
     eras = {}
@@ -287,10 +315,10 @@ def casebook_path(cache: Path | None = None) -> Path:
     on ``PYTHONPATH`` to reach the child program, and nothing of today's stack."""
     path = (cache or cache_dir()) / "eras" / "casebook-path"
     link = path / "casebook"
-    if not (link.is_symlink() and link.resolve() == PACKAGE_DIR):
+    if not (link.is_symlink() and link.resolve() == PACKAGE):
         path.mkdir(parents=True, exist_ok=True)
         fresh = path / f".casebook-{os.getpid()}"
         fresh.unlink(missing_ok=True)
-        fresh.symlink_to(PACKAGE_DIR, target_is_directory=True)
+        fresh.symlink_to(PACKAGE, target_is_directory=True)
         os.replace(fresh, link)  # atomic: concurrent pages never see a missing link
     return path

@@ -2,7 +2,7 @@
 
 Several pages run the same set-up on several releases and try a few things on each: every
 loop kind LBFGS's state can meet, every way of writing a mask, both edge cases of a fix.
-Such code lives in a module of :mod:`casebook.programs`, linted and type-checked like the
+Such code lives in a module of its case folder (``casebook/cases/KEY/``), linted and type-checked like the
 rest, never in a string. Its top level is the set-up; each experiment is a function
 without arguments, marked with :func:`variant`::
 
@@ -18,7 +18,7 @@ without arguments, marked with :func:`variant`::
 :func:`run_variants` (called in the child process, on the release) imports the module and
 calls each variant in order, recording for each whether it raised, the summary of its
 exception, what it printed and what it returned. One failing variant does not stop the
-next. :func:`casebook.releases.variants.program_table` runs a program on several releases
+next. :func:`casebook.releases._variants.program_table` runs a program on several releases
 and turns the records into a version table, one column per variant.
 
 Standard library only: this module is imported on old releases.
@@ -33,7 +33,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
-from casebook.releases.child import exception_record
+from casebook.releases._child import exception_record
 
 __all__ = ["VARIANT_ATTRIBUTE", "inputs", "run_variants", "variant", "variants_of"]
 
@@ -135,7 +135,7 @@ def run_variants(module_name: str, given: Mapping[str, Any] | None = None) -> di
         LookupError: the module has no variant.
 
     Examples:
-        >>> records = run_variants("casebook.programs.example", {"scale": 2})
+        >>> records = run_variants("tests.programs.example", {"scale": 2})
         >>> records["returns"]["result"], records["raises"]["exc_type"]
         ({'value': 4}, 'ValueError')
     """

@@ -1,0 +1,205 @@
+"""What a benchmark's prose says, asserted: speed claims with margins, and an A/A control.
+
+A page that says "fix B is faster than fix A" must fail when that stops being true, and
+must fail *differently* when the machine was too noisy to tell. So every benchmark times
+one variant twice (the A/A control, added by :func:`casebook.bench.interleave`); the two
+must read the same within ``tolerance`` (1.0 ± 0.1), or the benchmark raises
+:class:`UnreliableBenchmark` before any claim is judged. A :class:`Claim` is a ratio of
+two variants' times (the median of their per-round ratios, so that the load of one moment
+weighs on both) and the interval the prose promises it lies in, with a margin wide enough
+for a shared two-core machine; a claim outside raises :class:`ClaimFailed`. The page
+then quotes the ratio through ``glue``, so the number in the sentence is the checked one.
+
+Standard library only; works on anything with ``ratio(a, b)`` and ``names``.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+from dataclasses import asdict, dataclass
+from typing import Protocol
+
+from casebook.display import PlainText, Table
+
+__all__ = [
+    "CONTROL_SUFFIX",
+    "TOLERANCE",
+    "Claim",
+    "ClaimFailed",
+    "UnreliableBenchmark",
+    "claim",
+    "control_ratio",
+]
+
+CONTROL_SUFFIX = " (A/A)"
+"""The name of the A/A control is the name of the variant it repeats plus this."""
+
+TOLERANCE = 0.1
+"""How far from 1.0 the A/A control may read before a benchmark counts as unreliable."""
+
+
+class ClaimFailed(AssertionError):
+    """A benchmark measured something other than what its prose says."""
+
+
+class UnreliableBenchmark(AssertionError):
+    """The A/A control differs from 1.0 by more than the tolerance: the machine was too
+    noisy for this benchmark to judge any claim."""
+
+
+class Ratios(Protocol):
+    """What a claim reads from timings: the variant names and the ratio of two variants'
+    times (:meth:`casebook.bench.Timings.ratio`)."""
+
+    @property
+    def names(self) -> list[str]: ...
+
+    def ratio(self, a: str, b: str) -> float: ...
+
+
+def control_ratio(timings: Ratios) -> tuple[str, float]:
+    """The variant the A/A control repeats, and the ratio of its two medians."""
+    twins = [n for n in timings.names if n.endswith(CONTROL_SUFFIX)]
+    if len(twins) != 1:
+        raise UnreliableBenchmark(
+            f"expected one A/A control (a variant named '<name>{CONTROL_SUFFIX}'), "
+            f"found {len(twins)} among {timings.names}"
+        )
+    original = twins[0][: -len(CONTROL_SUFFIX)]
+    return original, timings.ratio(twins[0], original)
+
+
+def check_control(timings: Ratios, tolerance: float = TOLERANCE) -> float:
+    """The A/A ratio, after asserting it is ``1.0 ± tolerance``."""
+    original, ratio = control_ratio(timings)
+    if not abs(ratio - 1.0) <= tolerance:
+        raise UnreliableBenchmark(
+            f"the A/A control ({original} timed twice) reads {ratio:.3f}, not 1.0 ± "
+            f"{tolerance:g}: the machine was too noisy to judge this benchmark; rerun it "
+            "on an idle machine"
+        )
+    return ratio
+
+
+@dataclass(frozen=True, repr=False)
+class Claim(PlainText):
+    """``slower / faster`` as measured, and the interval ``[low, high]`` the prose claims.
+
+    Made by :func:`claim`; it prints as one line with its verdict.
+
+    Args:
+        says: the sentence of the page.
+        numerator: the variant on top of the ratio.
+        denominator: the variant below.
+        ratio: the measured ratio of their medians.
+        low: the lowest ratio the sentence allows.
+        high: the highest.
+        control: the A/A ratio of the same timings.
+
+    Examples:
+        >>> print(Claim("B is faster", "A", "B", 1.31, 1.1, float("inf"), 1.02))
+        B is faster: A / B = 1.31 in [1.1, ∞] (holds; A/A 1.020)
+    """
+
+    says: str
+    numerator: str
+    denominator: str
+    ratio: float
+    low: float
+    high: float
+    control: float
+
+    @property
+    def holds(self) -> bool:
+        return self.low <= self.ratio <= self.high
+
+    def bounds(self) -> str:
+        high = "∞" if math.isinf(self.high) else f"{self.high:g}"
+        return f"[{self.low:g}, {high}]"
+
+    def __str__(self) -> str:
+        mark = "holds" if self.holds else "FAILS"
+        return (
+            f"{self.says}: {self.numerator} / {self.denominator} = {self.ratio:.2f} "
+            f"in {self.bounds()} ({mark}; A/A {self.control:.3f})"
+        )
+
+
+def claim(
+    timings: Ratios,
+    numerator: str,
+    denominator: str,
+    *,
+    at_least: float = 0.0,
+    at_most: float = math.inf,
+    says: str,
+    tolerance: float = TOLERANCE,
+) -> Claim:
+    """Assert that ``timings.ratio(numerator, denominator)`` lies in
+    ``[at_least, at_most]``, after checking the A/A control; the :class:`Claim`.
+
+    ``says`` is the sentence of the page the claim stands for, quoted in a failure.
+
+    Args:
+        timings: anything with ``names`` and ``ratio(a, b)``, such as
+            :class:`casebook.bench.Timings` (whose ``claim`` method calls this).
+        numerator: the variant expected to be slower (for ``at_least`` > 1).
+        denominator: the variant it is compared with.
+        at_least: the lowest ratio the sentence allows.
+        at_most: the highest ratio the sentence allows.
+        says: the sentence of the page, quoted in a failure.
+        tolerance: how far from 1.0 the A/A control may read.
+
+    Returns:
+        The :class:`Claim`, whose ``ratio`` the page glues into its prose.
+
+    Raises:
+        UnreliableBenchmark: the A/A control reads outside ``1.0 ± tolerance``.
+        ClaimFailed: the ratio lies outside ``[at_least, at_most]``.
+
+    Examples:
+        >>> class T:
+        ...     names = ["a", "a (A/A)", "b"]
+        ...     def ratio(self, a, b):
+        ...         seconds = {"a": 2.0, "a (A/A)": 2.02, "b": 1.0}
+        ...         return seconds[a] / seconds[b]
+        >>> claim(T(), "a", "b", at_least=1.5, says="a is slower than b").ratio
+        2.0
+        >>> claim(T(), "a", "b", at_most=1.5, says="a is not much slower than b")
+        Traceback (most recent call last):
+            ...
+        casebook.bench.claims.ClaimFailed: 'a is not much slower than b' does not hold: a / b = 2.00, outside [0, 1.5]
+    """
+    control = check_control(timings, tolerance)
+    ratio = timings.ratio(numerator, denominator)
+    result = Claim(says, numerator, denominator, ratio, at_least, at_most, control)
+    _log(result)
+    if not result.holds:
+        raise ClaimFailed(
+            f"{says!r} does not hold: {numerator} / {denominator} = {ratio:.2f}, "
+            f"outside {result.bounds().replace('∞', 'inf')}"
+        )
+    return result
+
+
+LOG_ENV = "CASEBOOK_CLAIMS"
+"""When set to a file path, every claim judged is appended to it as a JSON line (the
+book's benchmark command collects a page's claims this way)."""
+
+
+def _log(made: Claim) -> None:
+    path = os.environ.get(LOG_ENV)
+    if path:
+        with open(path, "a") as f:
+            f.write(json.dumps({**asdict(made), "holds": made.holds}) + "\n")
+
+
+def claims_table(claims: list[Claim]) -> Table:
+    """The claims of one page as a table: sentence, ratio, interval, verdict."""
+    rows = tuple(
+        (c.says, f"{c.numerator} / {c.denominator}", f"{c.ratio:.2f}", c.bounds(), "holds")
+        for c in claims
+    )
+    return Table(("claim", "ratio", "measured", "asserted interval", ""), rows)

@@ -1,0 +1,72 @@
+"""The case tables of README.md and book/intro.md, written from the registry.
+
+Each file holds its table between two marker comments, ``<!-- cases:begin -->`` and
+``<!-- cases:end -->``. :func:`render` writes the table for a file, :func:`sync` puts it
+between the markers (the scaffold command calls it), and ``tests/test_cases.py`` fails
+when a file's table is not the rendered one. Standard library only.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Iterable
+from pathlib import Path
+
+from casebook.cases._base import Case
+
+__all__ = ["BEGIN", "END", "FILES", "current", "render", "sync"]
+
+BEGIN, END = "<!-- cases:begin -->", "<!-- cases:end -->"
+#: The files with a case table, relative to the repository root.
+FILES = ("README.md", "book/intro.md")
+
+_BLOCK = re.compile(re.escape(BEGIN) + r"\n(.*?)" + re.escape(END), re.S)
+
+
+def _literal(text: str) -> Callable[[re.Match[str]], str]:
+    """A replacement for ``re.sub`` that inserts ``text`` as it is (no backslash escapes)."""
+    return lambda _: text
+
+
+def _link(case: Case) -> str:
+    return f"[{case.issue.label}]({case.issue.url})"
+
+
+def render(file: str, cases: Iterable[Case]) -> str:
+    """The markdown table of ``cases`` for ``file`` (one of :data:`FILES`)."""
+    if file == "README.md":
+        lines = ["| # | upstream issue | what breaks | notebook |", "|---|---|---|---|"]
+        lines += [f"| {c.number} | {_link(c)} | {c.summary} | `{c.notebook}` |" for c in cases]
+    elif file == "book/intro.md":
+        lines = ["| # | Upstream issue | What breaks | Libraries | Page |", "|---|---|---|---|---|"]
+        lines += [
+            f"| {c.number} | {_link(c)} | {c.summary} | {', '.join(c.libraries)} | "
+            f"{{doc}}`case {c.number} <../{c.docname}>` |"
+            for c in cases
+        ]
+    else:
+        raise ValueError(f"no case table for {file}; known: {FILES}")
+    return "\n".join(lines) + "\n"
+
+
+def current(text: str) -> str | None:
+    """The table between the markers of ``text``, or None when it has no markers."""
+    m = _BLOCK.search(text)
+    return m.group(1) if m else None
+
+
+def sync(root: Path, cases: Iterable[Case]) -> list[Path]:
+    """Rewrite the table between the markers of each of :data:`FILES` under ``root``;
+    return the files that changed."""
+    cases = tuple(cases)
+    changed = []
+    for file in FILES:
+        path = Path(root) / file
+        text = path.read_text()
+        if current(text) is None:
+            raise ValueError(f"{path}: no {BEGIN} ... {END} markers around the case table")
+        new = _BLOCK.sub(_literal(f"{BEGIN}\n{render(file, cases)}{END}"), text, count=1)
+        if new != text:
+            path.write_text(new)
+            changed.append(path)
+    return changed

@@ -1,0 +1,137 @@
+"""Case 5, diffrax#521: a model holding a ``PIDController`` passed whole to ``MultiSteps``.
+
+The card, the error the notebook asserts, the board's row and the set-ups the lessons page
+checks.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from typing import Any
+
+from casebook.cases._base import Case, CheckSetup, ExpectedError, Trigger, read_issue
+
+DOCNAME = "notebooks/05-diffrax-521-pidcontroller-multisteps"
+ISSUE = read_issue(__file__)
+URL = ISSUE.url
+
+TRIGGERS = (
+    Trigger(
+        "diffrax#521",
+        "a model holding a PIDController passed whole to MultiSteps",
+        URL,
+        DOCNAME,
+        """
+import jax, jax.numpy as jnp, equinox as eqx, optax, diffrax
+class Model(eqx.Module):
+    w: jax.Array
+    controller: diffrax.PIDController
+model = Model(jnp.ones(2), diffrax.PIDController(rtol=1e-3, atol=1e-6))
+opt = optax.MultiSteps(optax.adam(1e-3), every_k_schedule=2)
+state = opt.init(eqx.filter(model, eqx.is_inexact_array))
+grads = eqx.filter(model, eqx.is_inexact_array)
+opt.update(grads, state, model)
+result = "fixed"
+""",
+        "still failing",
+    ),
+)
+
+
+@cache
+def neural_ode() -> tuple[Any, Any, Any]:
+    """A tiny neural ODE that owns a ``PIDController`` (whose ``norm`` is the function
+    ``rms_norm``), its inexact arrays, and the grads of a loss. Built once (cached):
+    the grads run a solve, and every set-up below shares them."""
+    import diffrax
+    import equinox as eqx
+    import jax
+    import jax.numpy as jnp
+
+    class NeuralODE(eqx.Module):
+        weight: jax.Array  # the vector field is tanh(weight @ y)
+        controller: diffrax.PIDController
+
+        def __call__(self, y0):
+            term = diffrax.ODETerm(lambda t, y, args: jnp.tanh(self.weight @ y))
+            solution = diffrax.diffeqsolve(
+                term, diffrax.Tsit5(), 0.0, 1.0, 0.1, y0, stepsize_controller=self.controller
+            )
+            return solution.ys[-1]
+
+    model = NeuralODE(
+        0.5 * jax.random.normal(jax.random.key(0), (2, 2)),
+        diffrax.PIDController(rtol=1e-3, atol=1e-6),
+    )
+    grads = eqx.filter_grad(lambda m: jnp.sum(m(jnp.ones(2)) ** 2))(model)
+    return model, eqx.filter(model, eqx.is_inexact_array), grads
+
+
+def _setup(params: str, inner: str = "multisteps") -> dict[str, Any]:
+    import equinox as eqx
+    import optax
+
+    model, arrays, grads = neural_ode()
+    opt = (
+        optax.MultiSteps(optax.adam(1e-3), every_k_schedule=4)
+        if inner == "multisteps"
+        else optax.adam(1e-3)
+    )
+    chosen = {"model": model, "arrays": eqx.filter(model, eqx.is_array), "inexact": arrays}
+    return {"optimizer": opt, "params": chosen[params], "grads": grads, "init_params": arrays}
+
+
+def whole_model() -> dict[str, Any]:
+    """The report: ``init`` gets the arrays, ``update`` the whole model."""
+    return _setup("model")
+
+
+def fix_a() -> dict[str, Any]:
+    """Fix A: ``update`` gets ``eqx.filter(model, eqx.is_array)``."""
+    return _setup("arrays")
+
+
+def fix_b() -> dict[str, Any]:
+    """Fix B: the inexact arrays everywhere."""
+    return _setup("inexact")
+
+
+def plain_adam() -> dict[str, Any]:
+    """Plain ``adam`` never reads ``params``, so the whole model passes."""
+    return _setup("model", inner="adam")
+
+
+CASE = Case(
+    number=5,
+    key="diffrax-521",
+    issue=ISSUE,
+    libraries=("optax", "equinox", "diffrax", "jax"),
+    affected=("optax==0.1.7", "optax==0.1.8", "optax==0.2.3", "optax==0.2.8"),
+    first_fixed=None,
+    fix_commits=(),
+    docname=DOCNAME,
+    summary="a model holding a `PIDController` passed whole to `MultiSteps`",
+    errors=(
+        ExpectedError(
+            "MultiSteps.update(grads, state, model)",
+            "TypeError",
+            "rms_norm.* is not a valid JAX type",
+            "MultiSteps.update, while eqx.filter_jit traces the step",
+        ),
+        ExpectedError(
+            "MultiSteps.update(grads, state, model), in the stack of the report's day",
+            "TypeError",
+            "^Value <function rms_norm at 0x[0-9a-f]+> with type <class 'function'> "
+            "is not a valid JAX type$",
+            "transforms/_accumulation.py:update, at the lax.cond, under eqx.filter_jit",
+            release="era:diffrax-521",
+        ),
+    ),
+    triggers=TRIGGERS,
+    checks=(
+        CheckSetup("whole model", True, whole_model),
+        CheckSetup("fix A", False, fix_a),
+        CheckSetup("fix B", False, fix_b),
+        CheckSetup("adam, whole model", False, plain_adam),
+    ),
+)

@@ -1,0 +1,183 @@
+"""A warm worker for one environment: imports jax and a release once, forks per run.
+
+Starting an interpreter and importing jax and optax costs a second or more; a page makes
+dozens of release runs. So :mod:`casebook.releases._runner` keeps, per environment (an
+interpreter, a release first on the path, CPU or not), one server started as::
+
+    python -m casebook.releases._server SOCKET PRELOAD
+
+It imports the modules of ``PRELOAD`` (comma-separated, e.g. ``jax,optax``) and nothing
+else: no backend is initialised, no array is made, no user code runs in it. Then it
+listens on the Unix socket ``SOCKET``. For each connection it forks; the child, a copy of
+a process in which nothing has run yet, does one run (:func:`serve_one`) and exits, so
+every run starts from the same fresh module state, and a crash or a hang takes down only
+that child. The server exits when its standard input closes (the parent went away).
+
+The protocol is JSON lines: the request; ``{"pid": ...}`` as soon as the run starts (so
+the parent can kill it at its timeout); ``{"done": true}`` when the outcome file is
+written; and ``{"exit": CODE}`` from a small monitor process (the run's parent) when the
+run has ended, so a run that died is reported with its exit code or signal.
+
+Standard library only: the server also runs in era environments on older Pythons.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import json
+import os
+import selectors
+import signal
+import socket
+import sys
+import traceback
+import warnings
+from collections.abc import Callable, Iterable
+from typing import Any
+
+from casebook.releases import _child
+
+__all__ = ["main", "preload", "serve_one"]
+
+_PRELOADED: dict[str, list[str]] = {}
+"""Per preloaded module, the reported packages its import brought in (e.g. optax: jax,
+chex, numpy), so a run that imports optax reports them as the cold run did."""
+
+
+def preload(names: Iterable[str], reported: Iterable[str]) -> dict[str, list[str]]:
+    """Import ``names`` in order; per name, the ``reported`` packages its import used:
+    those its modules imported (already loaded or not), and what those had brought in.
+
+    A module that fails to import is skipped and its partial import removed, so a run
+    that imports it meets the same error as in a fresh process.
+    """
+    reported = list(reported)
+    for name in names:
+        loaded = set(sys.modules)
+        requested, restore = _track_imports()
+        try:
+            importlib.import_module(name)
+        except Exception as error:  # an old release may not import on this stack
+            for module in set(sys.modules) - loaded:
+                del sys.modules[module]
+            print(
+                f"preload of {name} failed ({error!r}); runs import it themselves", file=sys.stderr
+            )
+            continue
+        finally:
+            restore()
+        used = requested | {name.partition(".")[0]}
+        for earlier in list(used):
+            used.update(_PRELOADED.get(earlier, ()))
+        _PRELOADED[name] = [p for p in reported if p in used and p in sys.modules]
+    return _PRELOADED
+
+
+def _track_imports() -> tuple[set[str], Callable[[], None]]:
+    """Until the returned function is called, record the top-level name of every
+    ``import`` statement (even of a module already imported)."""
+    import builtins
+
+    requested: set[str] = set()
+    original = builtins.__import__
+
+    def tracking(
+        name: str, globals: Any = None, locals: Any = None, fromlist: Any = (), level: int = 0
+    ) -> Any:
+        if level == 0 and name:
+            requested.add(name.partition(".")[0])
+        return original(name, globals, locals, fromlist, level)
+
+    def restore() -> None:
+        builtins.__import__ = original
+
+    builtins.__import__ = tracking
+    return requested, restore
+
+
+def _imported(requested: set[str], preloaded_now: set[str], packages: list[str]) -> list[str]:
+    """The reported packages the run imported: those new since the fork, plus what each
+    preloaded module it imported had brought in at preload time."""
+    names = {p for p in packages if p in sys.modules and p not in preloaded_now}
+    for name, brought in _PRELOADED.items():
+        if name.partition(".")[0] in requested:
+            names.update(brought)
+    names.update(p for p in requested if p in packages and p in sys.modules)
+    return [p for p in packages if p in names]
+
+
+def serve_one(conn: socket.socket) -> None:
+    """In a forked child: read one request, run it, report, return (the caller exits)."""
+    stream = conn.makefile("rw", encoding="utf-8")
+    request = json.loads(stream.readline())
+    stream.write(json.dumps({"pid": os.getpid()}) + "\n")
+    stream.flush()
+    os.chdir(request["cwd"])
+    os.environ.update(request["env"])
+    for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
+        sys.stdout.flush()
+        sys.stderr.flush()
+        target = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_TRUNC)
+        os.dup2(target, fd)
+        os.close(target)
+    if "jax" in sys.modules:  # the environment variable is read only at import
+        sys.modules["jax"].config.update("jax_enable_x64", bool(request["x64"]))
+    packages = request["packages"].split(",")
+    preloaded_now = {p for p in packages if p in sys.modules}
+    requested, _ = _track_imports()
+    _child.main(request["argv"], imported=lambda: _imported(requested, preloaded_now, packages))
+    sys.stdout.flush()
+    sys.stderr.flush()
+    stream.write(json.dumps({"done": True}) + "\n")
+    stream.flush()
+
+
+def main(argv: list[str]) -> int:
+    """``main([SOCKET, PRELOAD])``: preload, announce ``ready``, fork per connection."""
+    path, names = argv
+    preload([n for n in names.split(",") if n], _child.REPORTED_PACKAGES)
+    warnings.filterwarnings("ignore", message=".*use of fork\\(\\) may lead to deadlocks")
+    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
+    listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+    listener.bind(path)
+    listener.listen(16)
+    print("ready", flush=True)
+    selector = selectors.DefaultSelector()
+    selector.register(listener, selectors.EVENT_READ)
+    stdin = sys.stdin.fileno()
+    selector.register(stdin, selectors.EVENT_READ)
+    while True:
+        for key, _ in selector.select():
+            if key.fd == stdin:
+                if not os.read(stdin, 1024):
+                    return 0  # the parent closed our stdin: it is gone or done
+                continue
+            conn, _ = listener.accept()
+            if os.fork() == 0:
+                selector.close()
+                listener.close()
+                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+                _monitor(conn)
+            conn.close()
+
+
+def _monitor(conn: socket.socket) -> None:
+    """In a fork of the server: fork the run, wait for it, and send its exit code
+    (``{"exit": 3}``; a signal is negative), so the parent can say how a run died."""
+    pid = os.fork()
+    if pid == 0:
+        try:
+            serve_one(conn)
+        except BaseException:  # noqa: BLE001 - reported on the run's stderr
+            traceback.print_exc()
+        finally:
+            os._exit(0)
+    _, status = os.waitpid(pid, 0)
+    with contextlib.suppress(OSError):
+        conn.sendall((json.dumps({"exit": os.waitstatus_to_exitcode(status)}) + "\n").encode())
+    os._exit(0)
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,156 @@
+"""``python3 -m casebook bench``: how fast the book itself is, and how steady its benchmarks.
+
+It prints, on this machine:
+
+* the overhead of a release run: the wall time of ``import jax, optax`` on optax 0.1.9,
+  cold (a fresh interpreter) and warm (forked from the pool's server), medians of a few;
+* each executed page's time, one page at a time (``pytest --nbmake``), run twice;
+* every benchmark claim the pages assert (:mod:`casebook.bench.claims`), with its ratio in
+  both runs and the spread between them, and the A/A control of each;
+* the time of the whole test command after set-up (``--suite``; it runs the suite once
+  more, so it is off by default).
+
+Pages run serially, so that no benchmark shares the CPU with another page. Nothing is
+asserted here: speed goals are figures to read, not tests a loaded machine can break.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from collections import defaultdict
+from pathlib import Path
+
+from casebook.bench.claims import LOG_ENV
+from casebook.display import Table, format_number
+from casebook.status import runs
+
+__all__ = ["claims_spread", "main", "run_overhead", "suite_seconds"]
+
+OVERHEAD_CODE = "import jax, optax"
+
+
+def run_overhead(samples: int = 5) -> dict[str, float]:
+    """Median seconds of a release run of ``import jax, optax`` (optax 0.1.9): cold, warm
+    (server already started), and the one-off start of a warm server."""
+    from casebook import releases
+    from casebook.releases import _pool
+
+    def median_of(cold: bool) -> float:
+        os.environ["CASEBOOK_COLD_RUNS"] = "1" if cold else "0"
+        try:
+            times = []
+            for _ in range(samples):
+                t0 = time.perf_counter()
+                releases.expect(releases.run(OVERHEAD_CODE, "optax==0.1.9"))
+                times.append(time.perf_counter() - t0)
+            return statistics.median(times)
+        finally:
+            os.environ.pop("CASEBOOK_COLD_RUNS", None)
+
+    cold = median_of(cold=True)
+    _pool.shutdown()
+    t0 = time.perf_counter()
+    releases.run("pass", "optax==0.1.9")
+    start = time.perf_counter() - t0
+    return {"cold": cold, "warm": median_of(cold=False), "server start": start}
+
+
+def suite_seconds() -> tuple[bool, float]:
+    """Run the README's test command's pytest (after set-up) once: (passed, seconds)."""
+    from casebook.tools.suite import TEST_ARGS, run_tests
+
+    t0 = time.perf_counter()
+    try:
+        run_tests(sys.executable, TEST_ARGS)
+        passed = True
+    except subprocess.CalledProcessError:
+        passed = False
+    return passed, time.perf_counter() - t0
+
+
+def claims_spread(claims: dict[str, list[list[dict]]]) -> Table:
+    """Per page and claim: the ratio in each run, the spread, the interval, the A/A."""
+    rows = []
+    for page, per_run in claims.items():
+        by_claim: dict[str, list[dict]] = defaultdict(list)
+        for one in (c for run in per_run for c in run):
+            by_claim[one["says"]].append(one)
+        for says, made in by_claim.items():
+            ratios = [m["ratio"] for m in made]
+            spread = (max(ratios) - min(ratios)) / statistics.mean(ratios)
+            high = "inf" if made[0]["high"] == float("inf") else format_number(made[0]["high"])
+            rows.append(
+                (
+                    Path(page).stem[:24],
+                    says,
+                    " / ".join(f"{r:.3f}" for r in ratios),
+                    f"{100 * spread:.1f}%",
+                    f"[{format_number(made[0]['low'])}, {high}]",
+                    " / ".join(f"{m['control']:.3f}" for m in made),
+                )
+            )
+    return Table(
+        ("page", "claim", "ratio per run", "spread", "asserted", "A/A per run"), tuple(rows)
+    )
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser(prog="python3 -m casebook bench", description=__doc__)
+    parser.add_argument("pages", nargs="*", default=list(runs.DEFAULT_PAGES))
+    parser.add_argument("--runs", type=int, default=2, help="runs of each page (default 2)")
+    parser.add_argument("--suite", action="store_true", help="also time the whole test command")
+    args = parser.parse_args(argv)
+
+    overhead = run_overhead()
+    print("release run, import jax, optax on optax 0.1.9 (median):")
+    for name, seconds in overhead.items():
+        print(f"  {name:13} {seconds:.3f} s")
+
+    pages = runs.pages(args.pages)
+    times: dict[str, list[float]] = defaultdict(list)
+    claims: dict[str, list[list[dict]]] = defaultdict(list)
+    failed = []
+    with tempfile.TemporaryDirectory(prefix="casebook-bench-") as tmp:
+        for run in range(args.runs):
+            for page in pages:
+                log = Path(tmp) / f"{run}-{Path(page).stem}.jsonl"
+                passed, seconds, tail = runs.run_page(page, env={LOG_ENV: str(log)})
+                times[page].append(seconds)
+                if not passed:
+                    failed.append(page)
+                    print(f"FAIL {page}\n{tail}", flush=True)
+                made = (
+                    [json.loads(line) for line in log.read_text().splitlines()]
+                    if log.exists()
+                    else []
+                )
+                if made:
+                    claims[page].append(made)
+                print(f"run {run + 1}: {page} {seconds:.1f} s, {len(made)} claim(s)", flush=True)
+    print()
+    print(
+        Table(
+            ("page", *(f"run {i + 1} (s)" for i in range(args.runs))),
+            tuple((p, *(f"{s:.1f}" for s in times[p])) for p in pages),
+            f"pages in all, per run: {', '.join(f'{sum(t[i] for t in times.values()):.0f} s' for i in range(args.runs))}",
+        )
+    )
+    print()
+    print(claims_spread(claims))
+    if args.suite:
+        passed, seconds = suite_seconds()
+        print(
+            f"\nthe test command after set-up: {seconds:.0f} s ({'passed' if passed else 'FAILED'})"
+        )
+    return 1 if failed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

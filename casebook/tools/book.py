@@ -1,0 +1,38 @@
+"""``python3 -m casebook book``: set up, then build the HTML with warnings as errors.
+
+Execution is cached (jupyter-cache); :func:`casebook.tools.buildcache.invalidate_if_stale`
+empties that cache first when ``casebook/``, the manifest or the lock changed, so the book
+never shows the outputs of older code. Standard library only.
+"""
+
+from __future__ import annotations
+
+import time
+
+from casebook.project import ROOT
+from casebook.tools import buildcache, environment
+
+__all__ = ["build"]
+
+
+def build(gpu: bool = False) -> None:
+    """Build ``_build/html`` from the pages (``--warningiserror --nitpick``)."""
+    py = environment.setup(gpu)
+    if buildcache.invalidate_if_stale(ROOT):
+        print("casebook: casebook/, the manifest or the lock changed: executing every page again")
+    t0 = time.perf_counter()
+    environment.sh(
+        [
+            py.parent / "jupyter-book",
+            "build",
+            ROOT,
+            "--builder",
+            "html",
+            "--warningiserror",
+            "--nitpick",
+            "--keep-going",
+        ],
+        cwd=ROOT,
+    )
+    index = ROOT / "_build" / "html" / "index.html"
+    print(f"casebook: book built in {time.perf_counter() - t0:.0f} s; open {index}")

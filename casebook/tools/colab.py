@@ -1,0 +1,118 @@
+"""The set-up cell that lets every executed page run in Colab, Binder or any Jupyter.
+
+Each case notebook, the lessons page and the status board start with the same code cell
+(tagged ``casebook-setup`` and ``remove-cell``, so the HTML hides it). Where ``casebook``
+is importable (the test suite, the book build, a clone after ``python3 -m casebook setup``)
+it does nothing. Elsewhere it installs ``casebook[cases]`` from the repository at the
+branch the launch buttons open, then fetches the historical wheels into the per-user
+cache. The repository address and branch come from one place, ``_config.yml``;
+:func:`sync` rewrites the cells from it and ``tests/test_colab.py`` fails when a cell
+differs. ``$CASEBOOK_SOURCE`` replaces the address (a ``git+file://`` URL of a local
+clone in the Colab simulation, :mod:`casebook.tools.colabsim`).
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+
+from casebook.project import ROOT
+
+CONFIG = ROOT / "_config.yml"
+#: The executed pages that carry the set-up cell, relative to the repository root.
+PAGES = ("notebooks/*.ipynb", "book/*.ipynb")
+TAGS = ["casebook-setup", "remove-cell"]
+
+_CELL = """\
+# Set-up for Colab, Binder or any Jupyter without the book's package: installs `casebook`
+# from the book's repository, then fetches the historical optax wheels the cells run.
+# Where `casebook` is already installed (the test suite, a clone after
+# `python3 -m casebook setup`) it does nothing.
+import importlib
+import importlib.util
+import os
+import subprocess
+import sys
+
+if importlib.util.find_spec("casebook") is None:
+    source = os.environ.get("CASEBOOK_SOURCE", "{source}")
+    pip = [sys.executable, "-m", "pip", "install", "-q", f"casebook[cases] @ {{source}}"]
+    subprocess.run(pip, check=True)
+    subprocess.run([sys.executable, "-m", "casebook", "fetch"], check=True)
+    importlib.invalidate_caches()"""
+
+
+def repository(config: Path = CONFIG) -> tuple[str, str]:
+    """``(url, branch)`` of the ``repository:`` block of ``_config.yml``."""
+    block = re.search(r"^repository:\n((?:[ \t]+.*\n?)+)", config.read_text(), re.M)
+    if not block:
+        raise ValueError(f"{config}: no repository: block")
+    fields = dict(re.findall(r"^\s+(\w+):\s*(\S+)", block.group(1), re.M))
+    return fields["url"], fields.get("branch", "main")
+
+
+def install_source(config: Path = CONFIG) -> str:
+    """The pip URL of ``casebook`` at the branch the book's launch buttons open."""
+    url, branch = repository(config)
+    return f"git+{url}@{branch}"
+
+
+def setup_cell_source(config: Path = CONFIG) -> str:
+    """The source of the set-up cell, for the repository of ``config``."""
+    return _CELL.format(source=install_source(config))
+
+
+def pages(root: Path = ROOT) -> list[Path]:
+    """The executed pages (notebooks) that must start with the set-up cell."""
+    return sorted(p for pattern in PAGES for p in root.glob(pattern))
+
+
+def _is_setup(cell: dict) -> bool:
+    return cell.get("cell_type") == "code" and TAGS[0] in cell.get("metadata", {}).get("tags", [])
+
+
+def _cell(source: str) -> dict:
+    lines = source.splitlines(keepends=True)
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": TAGS[0],
+        "metadata": {"tags": list(TAGS)},
+        "outputs": [],
+        "source": lines,
+    }
+
+
+def first_code_cell(notebook: Path) -> dict | None:
+    cells = json.loads(notebook.read_text())["cells"]
+    return next((c for c in cells if c["cell_type"] == "code"), None)
+
+
+def is_in_sync(notebook: Path, config: Path = CONFIG) -> bool:
+    """Whether the notebook's first code cell is today's set-up cell, tagged as such."""
+    cell = first_code_cell(notebook)
+    return (
+        cell is not None
+        and _is_setup(cell)
+        and cell["metadata"]["tags"][:2] == TAGS
+        and "".join(cell["source"]) == setup_cell_source(config)
+    )
+
+
+def sync(root: Path = ROOT, config: Path = CONFIG) -> list[Path]:
+    """Put today's set-up cell first among the code cells of every page; return the
+    pages that changed. An existing set-up cell is replaced in place."""
+    changed = []
+    for path in pages(root):
+        nb = json.loads(path.read_text())
+        cells = [c for c in nb["cells"] if not _is_setup(c)]
+        first_code = next((i for i, c in enumerate(cells) if c["cell_type"] == "code"), len(cells))
+        cells.insert(first_code, _cell(setup_cell_source(config)))
+        if cells != nb["cells"]:
+            nb["cells"] = cells
+            path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")
+            changed.append(path)
+    return changed

@@ -1,0 +1,130 @@
+"""Simulate a reader opening a page in Colab: ``python3 -m casebook colab-sim [PAGE ...]``.
+
+A fresh venv gets only what Colab preinstalls that matters here (jax, jaxlib, numpy,
+scipy, matplotlib, IPython, and the kernel and runner Jupyter brings), at the versions of
+the lock. Each page is copied out of the repository and executed top to bottom with
+nbclient, so ``casebook`` can only come from the page's own set-up cell, which installs it
+from a ``git+file://`` URL of this clone's ``HEAD`` (through ``$CASEBOOK_SOURCE``) and
+fetches the historical wheels into a per-user cache inside the simulation's folder.
+Everything lives in ``_build/colab-sim/`` and is made anew on each run.
+
+Standard library only; it needs PyPI (like Colab), and runs from the committed state.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from casebook.tools import colab, environment
+
+ROOT = environment.ROOT
+WORK = ROOT / "_build" / "colab-sim"
+#: What Colab preinstalls that these pages touch, plus the kernel and the runner.
+PREINSTALLED = (
+    "jax",
+    "jaxlib",
+    "numpy",
+    "scipy",
+    "matplotlib",
+    "ipython",
+    "ipykernel",
+    "nbclient",
+    "nbformat",
+)
+#: The pages of the issue's acceptance test: the first and last case, and the lessons.
+DEFAULT_PAGES = (
+    "notebooks/01-optax-828-zero-nans-multisteps.ipynb",
+    "notebooks/05-diffrax-521-pidcontroller-multisteps.ipynb",
+    "book/lessons.ipynb",
+)
+
+_RUN = """
+import sys, nbformat
+from nbclient import NotebookClient
+nb = nbformat.read(sys.argv[1], as_version=4)
+NotebookClient(nb, timeout=600, kernel_name="python3",
+               resources={"metadata": {"path": sys.argv[2]}}).execute()
+"""
+
+
+def _head() -> str:
+    return subprocess.run(
+        ["git", "rev-parse", "HEAD"], cwd=ROOT, check=True, capture_output=True, text=True
+    ).stdout.strip()
+
+
+def simulate(page_paths: list[str]) -> int:
+    """Run each page as Colab would; print a line per page; return the number that failed."""
+    environment.check_python()
+    stale = [str(p.relative_to(ROOT)) for p in colab.pages() if not colab.is_in_sync(p)]
+    if stale:
+        sys.exit(
+            f"colab-sim: stale set-up cell in {', '.join(stale)}; run "
+            "`python3 -m casebook sync` and commit"
+        )
+    shutil.rmtree(WORK, ignore_errors=True)
+    venv, run_dir, cache = WORK / "venv", WORK / "pages", WORK / "user-cache"
+    run_dir.mkdir(parents=True)
+    environment.sh([sys.executable, "-m", "venv", venv])
+    py = environment.venv_python(venv)
+    environment.sh(
+        [
+            py,
+            "-m",
+            "pip",
+            "install",
+            "-q",
+            "--disable-pip-version-check",
+            *(f"{n}=={v}" for n, v in environment.locked_versions(PREINSTALLED).items()),
+        ]
+    )
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CASEBOOK_", "PYTHON", "VIRTUAL_ENV", "JAX_"))
+    }
+    env |= {
+        "CASEBOOK_SOURCE": f"git+file://{ROOT}@{_head()}",
+        "XDG_CACHE_HOME": str(cache),
+        "PATH": f"{py.parent}{os.pathsep}{env.get('PATH', '')}",
+    }
+    failed = 0
+    for page in page_paths:
+        copy = run_dir / Path(page).name
+        shutil.copy(ROOT / page, copy)
+        t0 = time.perf_counter()
+        proc = subprocess.run(
+            [py, "-c", _RUN, copy, run_dir], env=env, cwd=run_dir, capture_output=True, text=True
+        )
+        seconds = time.perf_counter() - t0
+        ok = proc.returncode == 0
+        failed += not ok
+        print(f"colab-sim: {'PASS' if ok else 'FAIL'} {page} ({seconds:.0f} s)", flush=True)
+        if not ok:
+            print(proc.stderr[-4000:], flush=True)
+    installed = subprocess.run(
+        [py, "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
+    ).stdout
+    versions = {p["name"].lower(): p["version"] for p in json.loads(installed)}
+    print(
+        "colab-sim: ran on Python {}, {}".format(
+            ".".join(map(str, sys.version_info[:3])),
+            ", ".join(
+                f"{n} {versions.get(n, '-')}"
+                for n in ("jax", "optax", "equinox", "diffrax", "casebook")
+            ),
+        )
+    )
+    print(f"colab-sim: {len(page_paths) - failed} passed, {failed} failed", flush=True)
+    return failed
+
+
+def main(argv: list[str]) -> int:
+    """``colab-sim [PAGE ...]``: the pages to run (default: cases 1 and 5, lessons)."""
+    return 1 if simulate(list(argv) or list(DEFAULT_PAGES)) else 0

@@ -1,0 +1,291 @@
+"""The book's own environment: a supported Python, ``.venv`` from the hashed lock, the wheels.
+
+Standard library only, and importable on any Python 3, so that ``python3 -m casebook``
+can run on a fresh machine that has nothing installed, and can say clearly what to do
+on a Python that is too old.
+
+* :func:`check_python` stops with a message naming the supported versions and how to
+  get one.
+* :func:`setup` creates ``.venv`` with the running interpreter, installs ``requirements.txt``
+  with ``pip --require-hashes`` and ``casebook`` itself in editable mode (both again only
+  when the lock or ``pyproject.toml`` changed), and fetches the historical wheels.
+* :func:`lock` regenerates ``requirements.txt`` (and the CUDA 13 variant) from
+  ``pyproject.toml``.
+"""
+
+from __future__ import annotations
+
+import datetime
+import hashlib
+import os
+import re
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from casebook.project import ROOT
+
+VENV = Path(os.environ.get("CASEBOOK_VENV", ROOT / ".venv"))
+REQUIREMENTS = ROOT / "requirements.txt"
+GPU_REQUIREMENTS = ROOT / "requirements-gpu.txt"
+PYPROJECT = ROOT / "pyproject.toml"
+
+#: The Pythons the lock is resolved for (jax 0.11 and later need 3.12 or newer).
+SUPPORTED = ((3, 12), (3, 13), (3, 14))
+#: The Python of CI and of the docs.
+PREFERRED = (3, 13)
+_STAMP = ".casebook-requirements.sha256"
+
+
+def _dotted(version: tuple[int, ...]) -> str:
+    return ".".join(map(str, version))
+
+
+def python_problem(version: tuple[int, int] | None = None) -> str | None:
+    """Why this Python can't run the book, or ``None`` when it can."""
+    version = version or (sys.version_info[0], sys.version_info[1])
+    if version >= SUPPORTED[0]:
+        return None
+    names = ", ".join(_dotted(v) for v in SUPPORTED)
+    want = _dotted(PREFERRED)
+    return (
+        f"casebook: this is Python {_dotted(version)}; the book needs Python {names} "
+        f"(jax 0.11 and later support Python 3.12 or newer).\n"
+        f"Get Python {want} with one of:\n"
+        f"  pyenv install {want}            (then: pyenv shell {want})\n"
+        f"  uv python install {want}        (then: uv run --python {want} python -m casebook ...)\n"
+        f"  your system's package, e.g. apt install python{want}, brew install python@{want}\n"
+        f"  the installer from https://www.python.org/downloads/\n"
+        f"and run the same command with it, e.g. python{want} -m casebook test"
+    )
+
+
+def check_python() -> None:
+    """Exit with :func:`python_problem`'s message on an unsupported Python."""
+    problem = python_problem()
+    if problem:
+        sys.exit(problem)
+
+
+def venv_python(venv: Path = VENV) -> Path:
+    return venv / ("Scripts/python.exe" if os.name == "nt" else "bin/python")
+
+
+PAGE_TESTS = ["-m", "pytest", "--nbmake", "-q", "-p", "no:cacheprovider"]
+"""The arguments of an interpreter that runs pages as tests, one pytest run (the page
+runs of ``casebook.status.runs``, the bench command and ``casebook latest``)."""
+
+
+def sh(cmd: list, **kw) -> None:
+    """Run ``cmd`` (echoed first), failing on a non-zero exit."""
+    print("+", " ".join(str(c) for c in cmd), flush=True)
+    subprocess.run([str(c) for c in cmd], check=True, **kw)
+
+
+def _venv_version(venv: Path) -> str:
+    cfg = venv / "pyvenv.cfg"
+    if not cfg.exists():
+        return ""
+    for line in cfg.read_text().splitlines():
+        key, _, value = line.partition("=")
+        if key.strip() in {"version", "version_info"}:
+            return ".".join(value.strip().split(".")[:2])
+    return ""
+
+
+def _lock_digest(files: list[Path]) -> str:
+    return hashlib.sha256(b"".join(f.read_bytes() for f in [*files, PYPROJECT])).hexdigest()
+
+
+def _remove_old_pth(py: Path) -> None:
+    """Earlier set-ups made ``casebook`` importable with a ``.pth`` file; the editable
+    install replaces it, and two routes to one package must not coexist."""
+    purelib = subprocess.run(
+        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
+        check=True,
+        capture_output=True,
+        text=True,
+    ).stdout.strip()
+    old = Path(purelib) / "casebook-repo.pth"
+    if old.exists():
+        old.unlink()
+
+
+def setup(gpu: bool = False) -> Path:
+    """Create the environment and fetch the historical wheels; return its interpreter.
+
+    The venv is made with the Python running this command and remade when it was made
+    with another minor version. ``gpu`` installs the CUDA 13 lock instead of the CPU one.
+    """
+    check_python()
+    t0 = time.perf_counter()
+    want_version = f"{sys.version_info[0]}.{sys.version_info[1]}"
+    if VENV.exists() and _venv_version(VENV) != want_version:
+        print(
+            f"casebook: {VENV} was made with Python {_venv_version(VENV) or '?'}; "
+            f"remaking it with Python {want_version}",
+            flush=True,
+        )
+        shutil.rmtree(VENV)
+    py = venv_python()
+    if not py.exists():
+        sh([sys.executable, "-m", "venv", VENV])
+    lock = GPU_REQUIREMENTS if gpu else REQUIREMENTS
+    stamp = VENV / _STAMP
+    want = _lock_digest([lock])
+    if not stamp.exists() or stamp.read_text().strip() != want:
+        pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+        install_lock(py, lock)
+        sh([*pip, "--no-deps", "--no-build-isolation", "-e", ROOT])
+        _remove_old_pth(py)
+        stamp.write_text(want)
+    sh([py, "-m", "casebook", "fetch"], cwd=ROOT)
+    print(
+        f"casebook: environment ready in {time.perf_counter() - t0:.0f} s ({VENV}, "
+        f"Python {want_version})",
+        flush=True,
+    )
+    return py
+
+
+def pinned_block(lock: Path, package: str) -> str:
+    """The lines of ``lock`` that pin ``package``: its ``==`` line and its hashes."""
+    block: list[str] = []
+    for line in lock.read_text().splitlines():
+        if block and not line.startswith("    --hash="):
+            break
+        if block or line.startswith(f"{package}=="):
+            block.append(line)
+    if not block:
+        raise ValueError(f"{lock.name} does not pin {package}")
+    return "\n".join(block) + "\n"
+
+
+def install_lock(py: Path, lock: Path) -> None:
+    """Install ``lock`` into the venv of ``py``, hash-checked and without dependencies.
+
+    First the lock's own uv (its pin, hash-checked, installed by pip), then the rest with
+    that uv, which downloads in parallel and keeps one wheel cache for the book and its
+    era stacks; if uv cannot (no index access for it, say), pip installs the lock.
+    """
+    pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
+    uv_pin = VENV / "uv-requirement.txt"
+    uv_pin.write_text(pinned_block(lock, "uv"))
+    sh([*pip, "--require-hashes", "--no-deps", "-r", uv_pin])
+    uv = py.parent / "uv"
+    hashed = ["--require-hashes", "--no-deps", "-r", str(lock)]
+    done = subprocess.run(
+        [str(uv), "pip", "install", "--quiet", "--system-certs", "--python", str(py), *hashed]
+    )
+    if done.returncode:
+        print("casebook: uv could not install the lock; installing it with pip", flush=True)
+        sh([*pip, *hashed])
+
+
+def lock() -> None:
+    """Regenerate ``requirements.txt`` and ``requirements-gpu.txt`` from ``pyproject.toml``
+    with uv: the newest releases that resolve together today, for every supported Python
+    (a universal lock with environment markers), every file's sha256 included."""
+    check_python()
+    uv = shutil.which("uv")
+    if uv is None:
+        py = setup()
+        sh([py, "-m", "pip", "install", "-q", "uv"])
+        uv = str(py.parent / "uv")
+    today = datetime.date.today().isoformat()
+    low = _dotted(SUPPORTED[0])
+    compile_ = [
+        uv,
+        "pip",
+        "compile",
+        PYPROJECT,
+        "--extra",
+        "book",
+        "--generate-hashes",
+        "--no-header",
+        "--upgrade",
+        "--quiet",
+    ]
+    sh([*compile_, "--universal", "--python-version", low, "-o", REQUIREMENTS], cwd=ROOT)
+    sh(
+        [
+            *compile_,
+            "--extra",
+            "cuda13",
+            "--python-platform",
+            "x86_64-manylinux_2_28",
+            "--python-version",
+            _dotted(PREFERRED),
+            "-c",
+            REQUIREMENTS,
+            "-o",
+            GPU_REQUIREMENTS,
+        ],
+        cwd=ROOT,
+    )
+    header = {
+        REQUIREMENTS: (
+            f"# The lock: every package the book runs on, exact pins and sha256 hashes, for\n"
+            f"# Python {', '.join(_dotted(v) for v in SUPPORTED)} on any platform (environment markers).\n"
+        ),
+        GPU_REQUIREMENTS: (
+            "# The same lock with the CUDA 13 build of jax, for Linux x86_64 and Python "
+            f"{_dotted(PREFERRED)};\n# constrained to requirements.txt, so every shared pin agrees.\n"
+        ),
+    }
+    for path, text in header.items():
+        body = path.read_text()
+        path.write_text(
+            f"{text}# Locked on {today} from pyproject.toml by `python3 -m casebook lock`.\n"
+            f"# Install: pip install --require-hashes --no-deps -r {path.name}\n{body}"
+        )
+    print(f"casebook: locked on {today}: {REQUIREMENTS.name}, {GPU_REQUIREMENTS.name}")
+
+
+def locked_on() -> str:
+    """The date the lock was made, read from its header ('' if it has none)."""
+    for line in REQUIREMENTS.read_text().splitlines()[:5]:
+        if line.startswith("# Locked on "):
+            return line.removeprefix("# Locked on ").split()[0]
+    return ""
+
+
+def locked_pins(path: Path = REQUIREMENTS) -> list[tuple[str, str, str]]:
+    """``(name, version, marker)`` of every pin in a lock; names normalized (PEP 503)."""
+    pins = []
+    for line in path.read_text().splitlines():
+        match = re.match(r"^([A-Za-z0-9_.-]+)==([^\s;\\]+)\s*(?:;\s*([^\\]+?))?\s*\\?$", line)
+        if match:
+            name = re.sub(r"[-_.]+", "-", match.group(1)).lower()
+            pins.append((name, match.group(2), (match.group(3) or "").strip()))
+    return pins
+
+
+def locked_versions(names: tuple[str, ...] | None = None) -> dict[str, str]:
+    """``{name: version}`` from ``requirements.txt`` (all pins, or just ``names``)."""
+    found = {name: version for name, version, _ in locked_pins()}
+    return found if names is None else {n: found[n] for n in names if n in found}
+
+
+def device(gpu: bool = False) -> None:
+    """Print what the environment's jax runs on; with ``gpu``, fail unless it is a GPU
+    (so a GPU job whose CUDA plugin failed to load does not quietly test the CPU)."""
+    code = (
+        "import jax; print(f'jax {jax.__version__}, backend {jax.default_backend()}: '"
+        " + ', '.join(d.device_kind for d in jax.devices()))"
+    )
+    if gpu:
+        code += (
+            "\nif jax.default_backend() != 'gpu': raise SystemExit("
+            "'casebook device --gpu: jax found no GPU; is the NVIDIA driver visible, and "
+            "did `python3 -m casebook setup --gpu` run?')"
+        )
+    sh([venv_python(), "-c", code])
+
+
+def in_venv(module: str, args: list[str], gpu: bool = False) -> None:
+    """Set up, then ``python -m MODULE ARGS`` in ``.venv`` (commands that need jax)."""
+    py = setup(gpu)
+    sh([py, "-m", module, *args], cwd=ROOT)

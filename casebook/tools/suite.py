@@ -1,0 +1,93 @@
+"""Benchmarks time alone, even in a parallel test suite: a readers-writer lock per run.
+
+The test command runs pages and unit tests on several pytest-xdist workers at once. Most
+work can share the CPU; a benchmark cannot, since another process's compile would land in
+its samples (on a two-core machine, an A/A control then reads far from 1.0). So when
+``CASEBOOK_SUITE_LOCK`` names a file (the test command sets it), every test and every
+page cell holds that file's lock *shared* while it runs, and a cell tagged ``benchmark``
+holds it *exclusively*: it waits for the running work of the other workers to end, and
+no other work starts until it is done. Outside the test command (a reader's Jupyter,
+Colab, ``pytest`` by hand) the lock is off and nothing waits.
+
+Standard library only (``fcntl``: POSIX). The wiring is the repository's ``conftest.py``.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import os
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
+
+from casebook.project import ROOT
+from casebook.tools import environment
+
+__all__ = [
+    "BENCHMARK_TAG",
+    "LOCK_ENV",
+    "PARALLEL",
+    "TEST_ARGS",
+    "exclusive",
+    "held",
+    "run_tests",
+    "shared",
+    "test",
+]
+
+LOCK_ENV = "CASEBOOK_SUITE_LOCK"
+"""The variable that names the suite's lock file; unset, the lock is off."""
+
+BENCHMARK_TAG = "benchmark"
+"""The cell tag of a page's timing cells: they run with the lock held exclusively."""
+
+
+@contextlib.contextmanager
+def held(mode: int) -> Iterator[None]:
+    """Hold the suite's lock in ``mode`` (``fcntl.LOCK_SH`` or ``LOCK_EX``) while the
+    block runs; a no-op when ``CASEBOOK_SUITE_LOCK`` is unset."""
+    path = os.environ.get(LOCK_ENV)
+    if not path:
+        yield
+        return
+    with open(path, "a") as f:
+        fcntl.flock(f, mode)
+        try:
+            yield
+        finally:
+            fcntl.flock(f, fcntl.LOCK_UN)
+
+
+def shared() -> contextlib.AbstractContextManager[None]:
+    """Ordinary work: runs beside other ordinary work, never beside a benchmark."""
+    return held(fcntl.LOCK_SH)
+
+
+def exclusive() -> contextlib.AbstractContextManager[None]:
+    """A benchmark: runs alone."""
+    return held(fcntl.LOCK_EX)
+
+
+# ------------------------------------------------------------------- the test command
+
+PARALLEL = ["-n", "auto", "--maxprocesses", "4", "--dist", "load"]
+"""pytest-xdist: one worker per core, at most four (each holds jax and warm servers)."""
+
+TEST_ARGS = [*PARALLEL, "--nbmake", "notebooks/", "book/", "tests/"]
+"""What the test command hands to pytest (after set-up) when no paths are given."""
+
+
+def run_tests(py: str | Path, args: list[str]) -> None:
+    """``pytest ARGS`` with the suite lock on: benchmark cells time alone while the rest
+    runs in parallel."""
+    with tempfile.TemporaryDirectory(prefix="casebook-suite-") as tmp:
+        env = {**os.environ, LOCK_ENV: str(Path(tmp) / "suite.lock")}
+        environment.sh([py, "-m", "pytest", *args], cwd=ROOT, env=env)
+
+
+def test(paths: list[str], gpu: bool = False) -> None:
+    """``python3 -m casebook test [PATH ...]``: set up, then every page and unit test (or
+    ``PATH``s) under pytest, in parallel."""
+    py = environment.setup(gpu)
+    run_tests(py, [*PARALLEL, "--nbmake", *paths] if paths else TEST_ARGS)
