@@ -25,11 +25,14 @@ from casebook.display import PlainText, Table
 
 __all__ = [
     "CONTROL_SUFFIX",
+    "LOG_ENV",
     "TOLERANCE",
     "Claim",
     "ClaimFailed",
     "UnreliableBenchmark",
+    "check_control",
     "claim",
+    "claims_table",
     "control_ratio",
 ]
 

@@ -31,7 +31,7 @@ import numpy as np
 from casebook.bench import Timings
 from casebook.bench.claims import CONTROL_SUFFIX
 from casebook.display import PlainText, Table, TableDisplay, format_number, pick_unit
-from casebook.project import ROOT
+from casebook.project import PACKAGES, ROOT
 
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
@@ -54,8 +54,6 @@ STORE = ROOT / "book" / "measurements"
 
 RECORD_ENV = "CASEBOOK_RECORD"
 """Set to ``1`` to make :func:`measured_on` store the live run (e.g. on a GPU runner)."""
-
-PACKAGES = ("jax", "jaxlib", "optax", "equinox", "diffrax")
 
 
 def versions(packages: Iterable[str] = PACKAGES) -> dict[str, str]:

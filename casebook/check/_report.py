@@ -3,8 +3,8 @@
 A :class:`Finding` is one problem (or note) with its family, severity, place, what and
 why; a :class:`CheckReport` is the list of them, readable as text and as an HTML table,
 with :meth:`CheckReport.raise_if_problems` for tests.  Kept apart from the check itself so
-that each part of the check (``casebook.check._callables``, ``casebook.check._branches``)
-can make findings without importing the whole check.
+that every part of the check (the input notes, the stepping, each family) can make
+findings without importing the whole check.
 """
 
 from __future__ import annotations

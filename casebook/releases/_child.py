@@ -29,6 +29,8 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from casebook.project import REPORTED
+
 __all__ = [
     "REPORTED_PACKAGES",
     "encode",
@@ -40,7 +42,7 @@ __all__ = [
 ]
 
 
-REPORTED_PACKAGES = ("jax", "jaxlib", "optax", "equinox", "diffrax", "chex", "numpy")
+REPORTED_PACKAGES = REPORTED
 """Packages whose imported version an outcome reports when the code imported them."""
 
 

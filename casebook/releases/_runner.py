@@ -29,6 +29,7 @@ from typing import Any
 
 from casebook.display import PlainText
 from casebook.failure import Failure
+from casebook.project import LIBRARIES
 from casebook.releases import _manifest, _pool, eras
 from casebook.releases._child import REPORTED_PACKAGES
 from casebook.releases._patches import CURRENT, Target, overlay_of, target_label
@@ -118,9 +119,7 @@ class Outcome(PlainText):
     def imported(self) -> str:
         """The case-relevant versions actually imported, e.g. ``jax 0.10.2, optax 0.1.9``."""
         return ", ".join(
-            f"{k} {self.versions[k]['version']}"
-            for k in ("jax", "optax", "equinox", "diffrax")
-            if k in self.versions
+            f"{k} {self.versions[k]['version']}" for k in LIBRARIES if k in self.versions
         )
 
     def __str__(self) -> str:

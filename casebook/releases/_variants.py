@@ -18,10 +18,10 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from casebook.project import PACKAGE
 from casebook.releases._expect import VersionTable, expect, version_table
 from casebook.releases._patches import CURRENT, Target, target_label
 from casebook.releases._runner import Outcome, run
+from casebook.releases.program import program_module
 
 __all__ = ["Source", "program_table", "run_program", "show", "split"]
 
@@ -29,20 +29,6 @@ _RUN = """
 from casebook.releases.program import run_variants
 result = run_variants(PROGRAM, PROGRAM_INPUTS)
 """
-
-
-PROGRAMS_PACKAGE = "casebook.cases"
-"""Programs live in their case's folder: ``"optax_828.doors"`` is
-``casebook.cases.optax_828.doors``."""
-
-
-def _module(program: str) -> str:
-    """The dotted module of a program: ``CASE.NAME`` under :data:`PROGRAMS_PACKAGE` where
-    ``CASE`` is a folder there, any other dotted name as it is."""
-    folder = program.split(".", 1)[0]
-    if "." in program and (PACKAGE / "cases" / folder).is_dir():
-        return f"{PROGRAMS_PACKAGE}.{program}"
-    return program
 
 
 def split(outcome: Outcome) -> dict[str, Outcome]:
@@ -116,7 +102,7 @@ def run_program(
         >>> outcomes["prints"].stdout
         'hello from the child\\n'
     """
-    given = {"PROGRAM": _module(program), "PROGRAM_INPUTS": dict(inputs or {})}
+    given = {"PROGRAM": program_module(program), "PROGRAM_INPUTS": dict(inputs or {})}
     return split(run(_RUN, target, inputs=given, **run_kwargs))
 
 
@@ -149,7 +135,7 @@ def program_table(
         ['returns', 'raises', 'prints']
         >>> _ = table.check({"current": {"returns": None, "raises": (ValueError, "no such")}})
     """
-    given = {"PROGRAM": _module(program), "PROGRAM_INPUTS": dict(inputs or {})}
+    given = {"PROGRAM": program_module(program), "PROGRAM_INPUTS": dict(inputs or {})}
     runs = version_table(_RUN, targets, inputs=given, **run_kwargs)
     per_row = {row: split(runs.outcome(row)) for row in runs.rows}
     columns = list(next(iter(per_row.values())))
@@ -186,7 +172,7 @@ class Source:
 
 
 def _file(program: str) -> Path:
-    spec = importlib.util.find_spec(_module(program))
+    spec = importlib.util.find_spec(program_module(program))
     if spec is None or spec.origin is None:
         raise ModuleNotFoundError(
             f"no program {program!r} (a case folder's module, or a dotted name)"

@@ -33,9 +33,18 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import Any, TypeVar
 
+from casebook.project import PACKAGE
 from casebook.releases._child import exception_record
 
-__all__ = ["VARIANT_ATTRIBUTE", "inputs", "run_variants", "variant", "variants_of"]
+__all__ = [
+    "PROGRAMS_PACKAGE",
+    "VARIANT_ATTRIBUTE",
+    "inputs",
+    "program_module",
+    "run_variants",
+    "variant",
+    "variants_of",
+]
 
 VARIANT_ATTRIBUTE = "__casebook_variant__"
 """The attribute :func:`variant` sets on a function: the variant's column name."""
@@ -119,12 +128,31 @@ def _record(function: Callable[[], Any]) -> dict[str, Any]:
     return rec
 
 
+PROGRAMS_PACKAGE = "casebook.cases"
+"""Programs live in their case's folder: ``"optax_828.doors"`` is
+``casebook.cases.optax_828.doors``."""
+
+
+def program_module(program: str) -> str:
+    """The dotted module of a program: ``CASE.NAME`` under :data:`PROGRAMS_PACKAGE` where
+    ``CASE`` is a case folder, any other dotted name as it is.
+
+    >>> program_module("optax_828.doors"), program_module("tests.programs.example")
+    ('casebook.cases.optax_828.doors', 'tests.programs.example')
+    """
+    folder = program.split(".", 1)[0]
+    if "." in program and (PACKAGE / "cases" / folder).is_dir():
+        return f"{PROGRAMS_PACKAGE}.{program}"
+    return program
+
+
 def run_variants(module_name: str, given: Mapping[str, Any] | None = None) -> dict[str, Any]:
     """Import ``module_name`` (its set-up runs) with ``given`` as its :func:`inputs`, then
     call each of its variants; ``{name: record}``. A failing set-up raises, as any cell.
 
     Args:
-        module_name: the program's dotted module name.
+        module_name: the program: ``"optax_828.doors"`` (a case folder's module) or a
+            dotted module name (:func:`program_module`).
         given: the values :func:`inputs` returns while the program runs.
 
     Returns:
@@ -141,6 +169,7 @@ def run_variants(module_name: str, given: Mapping[str, Any] | None = None) -> di
     """
     _INPUTS.clear()
     _INPUTS.update(given or {})
+    module_name = program_module(module_name)
     sys.modules.pop(module_name, None)
     module = importlib.import_module(module_name)
     variants = variants_of(module)

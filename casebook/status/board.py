@@ -23,6 +23,7 @@ from dataclasses import dataclass
 from casebook import cases, releases
 from casebook.cases import STATUSES, Trigger
 from casebook.display import Cell, Table, TableDisplay
+from casebook.project import LIBRARIES
 from casebook.releases import eras
 
 __all__ = ["BOARD", "STATUSES", "Board", "Row", "Trigger", "run_board"]
@@ -147,5 +148,5 @@ def run_board(triggers: Sequence[Trigger] = BOARD, *, workers: int = 2) -> Board
         era = era_targets.get(t.key)
         seen = (era, *_status(outcomes[(t.key, era)])) if era else None
         rows.append(Row(t, *_status(outcomes[(t.key, releases.CURRENT)]), era=seen))
-    pins = ", ".join(f"{p} {md.version(p)}" for p in ("jax", "optax", "equinox", "diffrax"))
+    pins = ", ".join(f"{p} {md.version(p)}" for p in LIBRARIES)
     return Board(rows, pins)

@@ -24,11 +24,11 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from casebook.project import PACKAGES, ROOT
 from casebook.tools import environment
 
-ROOT = environment.ROOT
 VENV = ROOT / ".casebook-latest"
-WATCHED = ("jax", "jaxlib", "optax", "equinox", "diffrax")
+WATCHED = PACKAGES
 PAGES = ("notebooks/", "book/")
 
 _BOARD = """

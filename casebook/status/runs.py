@@ -24,10 +24,10 @@ from pathlib import Path
 
 from casebook.bench import records
 from casebook.display import Table, TableDisplay
+from casebook.project import LIBRARIES, ROOT
 from casebook.tools import environment
 
 STORE = records.STORE / "runs"
-ROOT = records.STORE.parent.parent
 DEFAULT_PAGES = ("notebooks/", "book/")
 
 
@@ -122,7 +122,7 @@ class RunsTable(TableDisplay):
                 run["device"],
                 run["date"],
                 run["python"],
-                *(run["versions"].get(n, "-") for n in ("jax", "optax", "equinox", "diffrax")),
+                *(run["versions"].get(n, "-") for n in LIBRARIES),
             ]
             for page in pages:
                 got = run["pages"].get(page)

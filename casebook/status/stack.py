@@ -15,10 +15,10 @@ from dataclasses import dataclass, field
 from casebook import releases
 from casebook.bench import records
 from casebook.display import PlainText
+from casebook.project import PACKAGES
 from casebook.tools import environment
 
 #: The packages whose versions every page states.
-PACKAGES = records.PACKAGES
 
 
 @dataclass(frozen=True, repr=False)

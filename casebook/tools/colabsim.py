@@ -21,9 +21,9 @@ import sys
 import time
 from pathlib import Path
 
+from casebook.project import LIBRARIES, ROOT
 from casebook.tools import colab, environment
 
-ROOT = environment.ROOT
 WORK = ROOT / "_build" / "colab-sim"
 #: What Colab preinstalls that these pages touch, plus the kernel and the runner.
 PREINSTALLED = (
@@ -115,10 +115,7 @@ def simulate(page_paths: list[str]) -> int:
     print(
         "colab-sim: ran on Python {}, {}".format(
             ".".join(map(str, sys.version_info[:3])),
-            ", ".join(
-                f"{n} {versions.get(n, '-')}"
-                for n in ("jax", "optax", "equinox", "diffrax", "casebook")
-            ),
+            ", ".join(f"{n} {versions.get(n, '-')}" for n in (*LIBRARIES, "casebook")),
         )
     )
     print(f"colab-sim: {len(page_paths) - failed} passed, {failed} failed", flush=True)

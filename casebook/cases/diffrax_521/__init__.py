@@ -67,7 +67,7 @@ def neural_ode() -> tuple[Any, Any, Any]:
     return model, eqx.filter(model, eqx.is_inexact_array), grads
 
 
-def _setup(params: str, inner: str = "multisteps") -> dict[str, Any]:
+def neural_ode_setup(params: str, inner: str = "multisteps") -> dict[str, Any]:
     import equinox as eqx
     import optax
 
@@ -83,22 +83,22 @@ def _setup(params: str, inner: str = "multisteps") -> dict[str, Any]:
 
 def whole_model() -> dict[str, Any]:
     """The report: ``init`` gets the arrays, ``update`` the whole model."""
-    return _setup("model")
+    return neural_ode_setup("model")
 
 
 def fix_a() -> dict[str, Any]:
     """Fix A: ``update`` gets ``eqx.filter(model, eqx.is_array)``."""
-    return _setup("arrays")
+    return neural_ode_setup("arrays")
 
 
 def fix_b() -> dict[str, Any]:
     """Fix B: the inexact arrays everywhere."""
-    return _setup("inexact")
+    return neural_ode_setup("inexact")
 
 
 def plain_adam() -> dict[str, Any]:
     """Plain ``adam`` never reads ``params``, so the whole model passes."""
-    return _setup("model", inner="adam")
+    return neural_ode_setup("model", inner="adam")
 
 
 CASE = Case(

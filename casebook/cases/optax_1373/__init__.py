@@ -79,7 +79,7 @@ def net_and_masks() -> tuple[Any, Any, Any]:
     return Net(jnp.ones((2, 2)), jnp.zeros(2)), mask, ndim_mask
 
 
-def _adamw(mask_kind: str, static: bool, inject: bool = True) -> dict[str, Any]:
+def adamw_setup(mask_kind: str, static: bool, inject: bool = True) -> dict[str, Any]:
     import optax
 
     net, module_mask, function_mask = net_and_masks()
@@ -92,27 +92,27 @@ def _adamw(mask_kind: str, static: bool, inject: bool = True) -> dict[str, Any]:
 
 def module_mask() -> dict[str, Any]:
     """The report: an Equinox module as the mask under ``inject_hyperparams``."""
-    return _adamw("module", static=False)
+    return adamw_setup("module", static=False)
 
 
 def mask_function() -> dict[str, Any]:
     """The silent variant: a mask function, called with the step count."""
-    return _adamw("function", static=False)
+    return adamw_setup("function", static=False)
 
 
 def module_mask_static() -> dict[str, Any]:
     """The user-side fix: ``static_args="mask"``."""
-    return _adamw("module", static=True)
+    return adamw_setup("module", static=True)
 
 
 def mask_function_static() -> dict[str, Any]:
     """The mask function, with ``static_args="mask"``."""
-    return _adamw("function", static=True)
+    return adamw_setup("function", static=True)
 
 
 def plain_adamw_module_mask() -> dict[str, Any]:
     """Plain ``adamw`` takes the module mask as a tree."""
-    return _adamw("module", static=False, inject=False)
+    return adamw_setup("module", static=False, inject=False)
 
 
 CASE = Case(

@@ -1,0 +1,82 @@
+"""Cold compile time, measured apart from step time: :func:`compile_seconds` and its
+result :class:`CompileTime`.
+
+Apart from :mod:`casebook.bench._timing` because it clears JAX's caches, so it must be
+run before any step is timed, never between.
+"""
+
+from __future__ import annotations
+
+import statistics
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import jax
+
+from casebook.display import PlainText, seconds_text
+
+__all__ = ["CompileTime", "compile_seconds"]
+
+
+@dataclass(frozen=True, repr=False)
+class CompileTime(PlainText):
+    """Cold compile times of one function, in seconds.
+
+    ``samples`` are trace + lower + XLA compile; ``lower_samples`` the trace + lower
+    part of each, so the XLA share is the difference.
+    """
+
+    samples: tuple[float, ...]
+    lower_samples: tuple[float, ...]
+
+    @property
+    def median(self) -> float:
+        return statistics.median(self.samples)
+
+    def __str__(self) -> str:
+        lower = seconds_text(statistics.median(self.lower_samples))
+        return (
+            f"compile {seconds_text(self.median)} "
+            f"(median of {len(self.samples)}; trace+lower {lower})"
+        )
+
+
+def compile_seconds(
+    fn: Callable[..., Any], *args: Any, repeats: int = 3, **kwargs: Any
+) -> CompileTime:
+    """Median wall time of ``jax.jit(fn).lower(*args, **kwargs).compile()``, cold.
+
+    JAX caches traces and executables by function, so a fresh ``jax.jit(fn)`` of the
+    same ``fn`` "compiles" in well under a millisecond.  Each repeat therefore starts
+    with ``jax.clear_caches()``: every number is a full trace, lower and compile.
+    Side effect: every jitted function in the process recompiles on its next call, so
+    call this before timing steps, not between.  A persistent compilation cache
+    (``jax_compilation_cache_dir``), if configured, is not cleared.
+
+    Args:
+        fn: the function to compile.
+        *args: example arguments (arrays or ``ShapeDtypeStruct`` s).
+        repeats: how many cold compiles to time.
+        **kwargs: example keyword arguments.
+
+    Returns:
+        A :class:`CompileTime`: the samples, and the trace-and-lower part of each.
+
+    Examples:
+        >>> import jax.numpy as jnp
+        >>> compiled = compile_seconds(lambda x: x * 2, jnp.ones(3), repeats=2)
+        >>> len(compiled.samples), compiled.median > 0
+        (2, True)
+    """
+    totals, lowers = [], []
+    for _ in range(repeats):
+        jax.clear_caches()
+        start = time.perf_counter()
+        lowered = jax.jit(fn).lower(*args, **kwargs)
+        lowered_at = time.perf_counter()
+        lowered.compile()
+        totals.append(time.perf_counter() - start)
+        lowers.append(lowered_at - start)
+    return CompileTime(tuple(totals), tuple(lowers))

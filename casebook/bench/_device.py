@@ -1,0 +1,82 @@
+"""Where a benchmark runs: the device in words (:func:`device_label`), a size that fits
+it (:func:`scale_for_device`), the metadata every :class:`~casebook.bench.Timings`
+carries, and the malloc settings for a quiet CPU subprocess (:data:`QUIET_MALLOC`).
+
+Kept apart from the timing itself so that pages and status reports can name the
+machine without importing the timing code.
+"""
+
+from __future__ import annotations
+
+import datetime
+import os
+import platform
+from typing import Any
+
+import jax
+
+__all__ = ["QUIET_MALLOC", "device_label", "scale_for_device"]
+
+
+def _cpu_model() -> str | None:
+    """The CPU model name from /proc/cpuinfo, if there is one to read."""
+    try:
+        with open("/proc/cpuinfo", encoding="utf-8") as cpuinfo:
+            for line in cpuinfo:
+                if line.startswith("model name"):
+                    return line.partition(":")[2].strip()
+    except OSError:
+        return None
+    return None
+
+
+def _usable_cpus() -> int:
+    """CPUs this process may run on (the affinity mask, where the OS has one)."""
+    if hasattr(os, "sched_getaffinity"):
+        return len(os.sched_getaffinity(0))
+    return os.cpu_count() or 1
+
+
+def device_label() -> str:
+    """The default device in words: ``'gpu: NVIDIA H100 80GB HBM3'``, or for a CPU
+    its model and the number of CPUs usable here: ``'cpu: AMD EPYC 7B13 (2 cores)'``."""
+    device = jax.devices()[0]
+    if device.platform != "cpu":
+        return f"{device.platform}: {device.device_kind}"
+    model = _cpu_model() or platform.processor() or device.device_kind
+    return f"cpu: {model} ({_usable_cpus()} cores)"
+
+
+def scale_for_device(cpu: int, gpu: int) -> int:
+    """``gpu`` when the default backend is an accelerator (GPU, TPU), else ``cpu``:
+    lets a notebook pick a benchmark size that fits the machine it runs on."""
+    return cpu if jax.default_backend() == "cpu" else gpu
+
+
+def _run_meta() -> dict[str, Any]:
+    """Where and when a measurement was taken."""
+    return {
+        "device": device_label(),
+        "backend": jax.default_backend(),
+        "jax": jax.__version__,
+        "platform": platform.platform(),
+        "machine": platform.machine(),
+        "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
+    }
+
+
+QUIET_MALLOC: dict[str, str] = {
+    "MALLOC_ARENA_MAX": "1",
+    "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
+    "MALLOC_TRIM_THRESHOLD_": str(16 << 30),
+    "MALLOC_TOP_PAD_": str(1 << 30),
+}
+"""glibc malloc settings for a benchmark *subprocess* on CPU (pass as ``env=``).
+
+XLA's CPU buffers come from malloc. By default, large blocks are mmap-ed fresh and
+returned on free, so every step's outputs first-touch new pages (~6 us per 4 KiB page
+on the VMs measured here): tens of milliseconds per step at tens of MiB, in different
+amounts per variant. These settings keep freed memory in the process for reuse; the
+``faults/call`` column of :meth:`~casebook.bench.Timings.table` shows whether it worked
+(it should read 0). They must be set before the process starts, hence a subprocess.
+"""

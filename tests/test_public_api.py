@@ -1,0 +1,102 @@
+"""Pages use the package's public API only.
+
+A page is read by people who will copy its imports, so every ``casebook`` name it uses must
+be one the package promises to keep: no private module (``casebook.releases._runner``), no
+private name (``optax_1373._adamw``), and only names a package lists in ``__all__``. The
+API page (``book/api.md``) documents exactly those names.
+"""
+
+from __future__ import annotations
+
+import ast
+import importlib
+import json
+import re
+from pathlib import Path
+
+import pytest
+
+from casebook.project import ROOT
+
+PAGES = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "book").glob("*.ipynb"))
+
+
+def page_code(page: Path) -> str:
+    """The Python of a page's code cells: magics and shell lines blanked, the bodies of
+    ``%%`` cells kept (an ``%%on_release`` body is code a reader runs too)."""
+    lines = []
+    for cell in json.loads(page.read_text())["cells"]:
+        if cell["cell_type"] != "code":
+            continue
+        source = "".join(cell["source"])
+        for line in source.splitlines():
+            lines.append("" if re.match(r"\s*[%!]", line) else line)
+        lines.append("")
+    return "\n".join(lines)
+
+
+def casebook_uses(code: str) -> tuple[set[str], list[str]]:
+    """``(names, private)``: every ``casebook`` name the code imports or reaches as an
+    attribute of an imported one (``releases.run``), and the private ones among them."""
+    tree = ast.parse(code)
+    bound: dict[str, str] = {}  # local name -> dotted casebook path
+    names: set[str] = set()
+    for node in ast.walk(tree):
+        if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("casebook"):
+            for alias in node.names:
+                path = f"{node.module}.{alias.name}"
+                bound[alias.asname or alias.name] = path
+                names.add(path)
+        elif isinstance(node, ast.Import):
+            for alias in node.names:
+                if alias.name.startswith("casebook"):
+                    bound[alias.asname or alias.name.split(".")[0]] = alias.name
+                    names.add(alias.name)
+    for node in ast.walk(tree):
+        if (
+            isinstance(node, ast.Attribute)
+            and isinstance(node.value, ast.Name)
+            and node.value.id in bound
+        ):
+            names.add(f"{bound[node.value.id]}.{node.attr}")
+    private = sorted(
+        n for n in names if any(p.startswith("_") and not p.startswith("__") for p in n.split("."))
+    )
+    return names, private
+
+
+def _is_public(path: str) -> bool:
+    """Whether a dotted path is a public module, or a name in its module's ``__all__``."""
+    try:
+        importlib.import_module(path)
+        return True
+    except ImportError:
+        pass
+    module, _, name = path.rpartition(".")
+    try:
+        owner = importlib.import_module(module)
+    except ImportError:
+        return False
+    exported = getattr(owner, "__all__", None)
+    if exported is None:  # a case folder's registry module: its public names
+        return hasattr(owner, name) and not name.startswith("_")
+    return name in exported
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_a_page_uses_no_private_name(page):
+    _, private = casebook_uses(page_code(page))
+    assert not private, f"{page.name} uses private casebook names: {private}"
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_a_page_uses_only_exported_names(page):
+    names, _ = casebook_uses(page_code(page))
+    unlisted = sorted(n for n in names if not _is_public(n))
+    assert not unlisted, f"{page.name} uses names no __all__ lists: {unlisted}"
+
+
+def test_the_checker_finds_private_names():
+    code = "from casebook.releases import _runner\nfrom casebook.cases import optax_1373\noptax_1373._adamw\n"
+    _, private = casebook_uses(code)
+    assert private == ["casebook.cases.optax_1373._adamw", "casebook.releases._runner"]
