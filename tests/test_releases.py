@@ -21,7 +21,7 @@ import pytest
 from casebook import releases as r
 from casebook.releases import _child as child
 from casebook.releases import _manifest as manifest
-from casebook.releases import _runner as runner
+from casebook.releases import _pool as pool
 
 
 def _wheel(dirpath: Path, version: str, body: str) -> Path:
@@ -277,6 +277,58 @@ def test_shadowed_overlay_is_detected(mode, tmp_path, monkeypatch):
         r.run("import fakepkg", "fakepkg==1.0")
 
 
+@pytest.fixture(params=["warm", "cold"])
+def real_mode(request, monkeypatch):
+    """Warm and cold runs, on the real manifest and cache (no fake releases)."""
+    monkeypatch.delenv("CASEBOOK_MANIFEST", raising=False)
+    monkeypatch.delenv("CASEBOOK_CACHE", raising=False)
+    monkeypatch.setenv("CASEBOOK_COLD_RUNS", "1" if request.param == "cold" else "0")
+    return request.param
+
+
+def _plant_first_on_path(tmp_path, monkeypatch, directory):
+    """A sitecustomize that puts ``directory`` first on ``sys.path`` at start-up, as a
+    stray ``.pth`` file or a leftover ``PYTHONPATH`` entry would."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(f"import sys\nsys.path.insert(0, {str(directory)!r})\n")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+
+
+def test_a_current_run_refuses_an_impostor_package(real_mode, tmp_path, monkeypatch):
+    """The current stack is guarded too: an ``optax`` from elsewhere is refused."""
+    impostor = tmp_path / "impostor"
+    (impostor / "optax").mkdir(parents=True)
+    (impostor / "optax" / "__init__.py").write_text("__version__ = 'impostor'\n")
+    _plant_first_on_path(tmp_path, monkeypatch, impostor)
+    with pytest.raises(r.OverlayShadowed, match="optax was imported from .*impostor"):
+        r.run("import optax", "current")
+
+
+def test_a_current_run_refuses_an_old_release_left_on_the_path(real_mode, tmp_path, monkeypatch):
+    """The break that stayed green: after a run on optax 0.1.9, a current run that finds
+    0.1.9 first on its path (a planted fault) must not pass as the current release."""
+    old = r.locate("optax==0.1.9")
+    _plant_first_on_path(tmp_path, monkeypatch, old)
+    assert r.run("import optax; result = optax.__version__", "optax==0.1.9").result == "0.1.9"
+    with pytest.raises(r.OverlayShadowed, match="optax was imported from"):
+        r.run("import optax; result = optax.__version__", "current")
+
+
+def test_an_overlay_run_refuses_a_shadowed_jax(real_mode, tmp_path, monkeypatch):
+    """Not only the overlaid package: jax too must come from where the run's place says."""
+    impostor = tmp_path / "impostor"
+    (impostor / "jax").mkdir(parents=True)
+    (impostor / "jax" / "__init__.py").write_text(
+        "__version__ = 'impostor'\n"
+        "class config:  # what a warm server sets per run\n"
+        "    update = staticmethod(lambda name, value: None)\n"
+    )
+    _plant_first_on_path(tmp_path, monkeypatch, impostor)
+    with pytest.raises(r.OverlayShadowed, match="jax was imported from .*impostor"):
+        r.run("import jax", "optax==0.1.9")
+
+
 def test_a_cold_child_starts_with_nothing_of_the_case_imported(env, monkeypatch):
     """A fresh interpreter imports only the standard library before the cell runs."""
     monkeypatch.setenv("CASEBOOK_COLD_RUNS", "1")
@@ -359,7 +411,7 @@ def test_child_module_run_directly(tmp_path):
         [
             sys.executable,
             "-m",
-            runner.CHILD_MODULE,
+            pool.CHILD_MODULE,
             str(tmp_path / "cell.py"),
             str(out),
             "wave,fakepkg",

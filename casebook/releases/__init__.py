@@ -49,8 +49,9 @@ from casebook.releases._manifest import (
     sha256_of,
     user_cache_dir,
 )
+from casebook.releases._outcome import Outcome
 from casebook.releases._patches import CURRENT, Patch, PatchedRelease, Target, patched
-from casebook.releases._runner import REPORTED_PACKAGES, Outcome, load_module_file, run, source_file
+from casebook.releases._runner import REPORTED_PACKAGES, load_module_file, run, source_file
 from casebook.releases._variants import Source, program_table, run_program, show
 from casebook.releases.errors import (
     EraPythonMissing,

@@ -1,6 +1,6 @@
 """What the book says about an outcome, checked: :func:`expect` and version tables.
 
-:func:`expect` asserts one :class:`~casebook.releases._runner.Outcome` (raised this type,
+:func:`expect` asserts one :class:`~casebook.releases.Outcome` (raised this type,
 with a message matching that; or ran cleanly; imported these versions). A
 :class:`VersionTable` holds the outcomes of several triggers across several releases,
 run live by :func:`version_table`, and checks them cell by cell; it renders through
@@ -17,8 +17,9 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from casebook.display import Cell, Table, TableDisplay
+from casebook.releases._outcome import Outcome
 from casebook.releases._patches import Target, target_label
-from casebook.releases._runner import Outcome, place_of, run
+from casebook.releases._runner import place_of, run
 from casebook.releases.errors import ExpectationError
 
 __all__ = ["Expected", "ExpectationError", "VersionTable", "expect", "version_table"]

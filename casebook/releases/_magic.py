@@ -35,51 +35,17 @@ from __future__ import annotations
 
 import functools
 import shlex
-import sysconfig
 from typing import Any
 
 from IPython.core.error import UsageError
 from IPython.core.magic_arguments import argument, magic_arguments
 
 from casebook.releases._expect import expect
-from casebook.releases._manifest import cache_dir
+from casebook.releases._outcome import Outcome
 from casebook.releases._patches import PatchedRelease, Target
-from casebook.releases._runner import Outcome, run
+from casebook.releases._runner import run
 
-__all__ = ["load_ipython_extension", "on_release", "portable", "short_traceback"]
-
-
-def short_traceback(outcome: Outcome, frames: int = 2) -> str:
-    """The last frames of the child's traceback plus the full message, for display."""
-    tb = outcome.traceback.rstrip().splitlines()
-    try:
-        start = max(i for i, line in enumerate(tb) if line.startswith("Traceback"))
-    except ValueError:
-        return outcome.traceback
-    body = tb[start + 1 :]
-    frame_starts = [i for i, line in enumerate(body) if line.startswith("  File ")]
-    msg_start = next(
-        (
-            i
-            for i, line in enumerate(body)
-            if line.startswith(f"{outcome.exc_type}") and not line.startswith("  ")
-        ),
-        len(body),
-    )
-    keep = frame_starts[-frames:] if frame_starts else [0]
-    shown = body[keep[0] : msg_start] if keep[0] < msg_start else []
-    prefix = ["Traceback (most recent call last, last frames only):"]
-    if len(frame_starts) > frames:
-        prefix.append(f"  ... {len(frame_starts) - frames} earlier frame(s) ...")
-    return "\n".join(prefix + shown + body[msg_start:])
-
-
-def portable(text: str) -> str:
-    """Display form of output that names files: this machine's cache and environment
-    directories become ``<cache>`` and ``<site-packages>``, so pages read the same
-    wherever the book was built."""
-    text = text.replace(str(cache_dir()), "<cache>")
-    return text.replace(sysconfig.get_paths()["purelib"], "<site-packages>")
+__all__ = ["load_ipython_extension", "on_release"]
 
 
 _VALUED = ("--raises", "--match", "--timeout", "--as")
@@ -153,11 +119,7 @@ def on_release(line: str, cell: str, user_ns: dict[str, Any] | None = None) -> O
         target = user_ns[args.target]
     outcome = run(cell, target, timeout=args.timeout, x64=args.x64)
     user_ns[args.as_] = outcome
-    print(f"[ran on {outcome.target}: {outcome.imported}; {outcome.seconds:.1f} s]")
-    if outcome.stdout:
-        print(outcome.stdout, end="" if outcome.stdout.endswith("\n") else "\n")
-    if not outcome.ok:
-        print(portable(short_traceback(outcome)))
+    print(outcome.shown())
     if args.raises or args.ok:
         expect(outcome, raises=args.raises, match=args.match)
     return outcome

@@ -37,7 +37,9 @@ __all__ = [
     "fetch",
     "is_unpacked",
     "load_manifest",
+    "Located",
     "locate",
+    "release_dir",
     "parse_spec",
     "resolve",
     "running_from_checkout",
@@ -267,3 +269,21 @@ def locate(
             f"{rel.sha256}. Run `{SETUP_COMMAND}` to replace it."
         )
     return unpacked_dir(rel, cache)
+
+
+@dataclasses.dataclass(frozen=True)
+class Located:
+    """A fetched release, found: its manifest entry, its unpacked directory and the cache
+    that holds it."""
+
+    release: Release
+    directory: Path
+    cache: Path
+
+
+def release_dir(spec: str) -> Located:
+    """Everything a run on ``spec`` needs from the manifest, in one call: the entry, the
+    unpacked directory (:func:`locate`) and the cache. :class:`UnknownRelease` or
+    :class:`ReleaseNotCached` as :func:`locate` raises them."""
+    cache = cache_dir()
+    return Located(resolve(spec), locate(spec, cache=cache), cache)

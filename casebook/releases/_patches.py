@@ -17,10 +17,20 @@ import shutil
 import tempfile
 from pathlib import Path
 
-from casebook.releases._manifest import cache_dir, locate, parse_spec, resolve
+from casebook.releases._manifest import Located, locate, parse_spec, release_dir, resolve
 from casebook.releases.errors import PatchError
 
-__all__ = ["CURRENT", "Patch", "PatchedRelease", "Target", "overlay_of", "patched", "target_label"]
+__all__ = [
+    "CURRENT",
+    "Overlay",
+    "Patch",
+    "PatchedRelease",
+    "Target",
+    "overlay_of",
+    "overlay_place",
+    "patched",
+    "target_label",
+]
 
 CURRENT = "current"
 """Target name for the pinned current stack (no overlay: the environment as installed)."""
@@ -97,10 +107,14 @@ class PatchedRelease:
 
     def materialize(self, *, cache: Path | None = None) -> Path:
         """Copy the base release and apply the patches; cached by content hash."""
-        cache = Path(cache or cache_dir())
-        src = locate(self.base, cache=cache)
+        if cache is None:
+            found = release_dir(self.base)
+        else:
+            found = Located(resolve(self.base), locate(self.base, cache=Path(cache)), Path(cache))
+        src = found.directory
         key = hashlib.sha256(repr((self.base, self.patches)).encode()).hexdigest()[:12]
-        dst = cache / "patched" / f"{parse_spec(self.base)[0]}-{parse_spec(self.base)[1]}-{key}"
+        name = f"{found.release.package}-{found.release.version}-{key}"
+        dst = found.cache / "patched" / name
         if not (dst / ".casebook-done").exists():
             # Build in a private directory, then rename: concurrent runs never see a half copy.
             dst.parent.mkdir(parents=True, exist_ok=True)
@@ -172,6 +186,30 @@ Target = str | PatchedRelease
 def target_label(target: Target) -> str:
     """The name of a target in outcomes and tables (``"optax==0.1.9 + fix"``)."""
     return target.label if isinstance(target, PatchedRelease) else str(target)
+
+
+@dataclasses.dataclass(frozen=True)
+class Overlay:
+    """Where a non-era target's package comes from: its label, the package it overlays
+    (None for the current stack), the directory first on ``PYTHONPATH`` and the cache
+    that holds it."""
+
+    label: str
+    package: str | None
+    directory: Path | None
+    cache: Path | None
+
+
+def overlay_place(target: Target) -> Overlay:
+    """The :class:`Overlay` of a target, in one call (locating, or materializing, the
+    release, so a missing one fails before any run starts)."""
+    if isinstance(target, PatchedRelease):
+        directory = target.materialize()
+        return Overlay(target.label, target.package, directory, directory.parent.parent)
+    if target == CURRENT:
+        return Overlay(CURRENT, None, None, None)
+    found = release_dir(target)
+    return Overlay(str(target), found.release.package, found.directory, found.cache)
 
 
 def overlay_of(target: Target) -> tuple[str | None, Path | None]:

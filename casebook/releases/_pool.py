@@ -1,6 +1,8 @@
 """The warm servers of a kernel: one per environment, started on first use, kept warm.
 
-:func:`casebook.releases.run` asks :func:`warm_run` to do a run in a forked child of the
+:func:`casebook.releases.run` asks :func:`run` for each run, once: it runs the child
+program in a fresh interpreter (``cold``) or, as a rule, asks :func:`warm_run` to do it in a
+forked child of the
 :mod:`~casebook.releases._server` for the run's environment: the interpreter, the release
 first on the path, CPU only or not, and the modules to preload (jax and the release's
 package). A server is started the first time its environment is asked for (a second or
@@ -32,16 +34,26 @@ from pathlib import Path
 from casebook.releases.errors import RunCrashed, RunTimeout
 
 __all__ = [
+    "CHILD_MODULE",
     "LEARNED",
     "MAX_SERVERS",
+    "VOLATILE",
     "Finished",
     "Server",
     "enabled",
     "learn",
+    "run",
     "server_for",
     "shutdown",
     "warm_run",
 ]
+
+CHILD_MODULE = "casebook.releases._child"
+"""The program each run starts (``python -m casebook.releases._child``)."""
+
+VOLATILE = ("JAX_ENABLE_X64", "PYTEST_CURRENT_TEST")
+"""Variables left out of a warm server's environment (and so of its key): x64 is set per
+run, and pytest changes ``PYTEST_CURRENT_TEST`` with every test."""
 
 MAX_SERVERS = 8
 """How many warm servers a kernel keeps (each holds jax and a release: 150-300 MB)."""
@@ -235,3 +247,80 @@ def warm_run(
             f"--- stderr (tail) ---\n{_tail(directory / 'stderr', 3000)}"
         )
     return Finished(pid, time.perf_counter() - t0)
+
+
+def run(
+    python: str,
+    environment: Mapping[str, str],
+    preload: tuple[str, ...],
+    argv: list[str],
+    *,
+    packages: str,
+    x64: bool,
+    directory: Path,
+    timeout: float,
+    label: str,
+    cold: bool = False,
+) -> Finished:
+    """Run the child program with ``argv`` once: in a fork of the warm server of this
+    environment (started if needed), or in a fresh interpreter when ``cold`` or
+    ``CASEBOOK_COLD_RUNS=1``. The child's stdout and stderr land in ``directory``; a warm
+    server learns what the run imported (:func:`learn`)."""
+    if cold or not enabled():
+        env = {**environment, **({"JAX_ENABLE_X64": "1"} if x64 else {})}
+        return _cold_run(python, argv, env, timeout, label, directory)
+    env = {k: v for k, v in environment.items() if k not in VOLATILE}
+    server = server_for(python, env, preload)
+    finished = warm_run(
+        server, argv, packages=packages, x64=x64, directory=directory, timeout=timeout, label=label
+    )
+    with contextlib.suppress(OSError, ValueError):
+        learn(server, json.loads(Path(argv[1]).read_text()).get("versions", {}))
+    return finished
+
+
+_COLD_MAIN = f"import sys; from {CHILD_MODULE} import main; sys.exit(main(sys.argv[1:]))"
+"""A cold run's program: the child's ``main`` (``-m`` would warn that the package, which
+imports the child module, already holds it)."""
+
+
+def _cold_run(
+    python: str,
+    argv: list[str],
+    environment: Mapping[str, str],
+    timeout: float,
+    label: str,
+    directory: Path,
+) -> Finished:
+    """Run the child program in a fresh interpreter; its stdout and stderr land in
+    ``directory``, as a warm run's do."""
+    t0 = time.perf_counter()
+    try:
+        proc = subprocess.run(
+            [python, "-c", _COLD_MAIN, *argv],
+            capture_output=True,
+            text=True,
+            env=environment,
+            timeout=timeout,
+            stdin=subprocess.DEVNULL,
+        )
+    except subprocess.TimeoutExpired as e:
+        raise RunTimeout(
+            f"[{label}] still running after {timeout:g} s; killed.\n"
+            f"--- stdout (tail) ---\n{_text(e.stdout)[-2000:]}\n"
+            f"--- stderr (tail) ---\n{_text(e.stderr)[-2000:]}"
+        ) from None
+    if proc.returncode and not Path(argv[1]).exists():
+        raise RunCrashed(
+            f"[{label}] the subprocess exited with code {proc.returncode} and no outcome.\n"
+            f"--- stderr (tail) ---\n{proc.stderr[-3000:]}"
+        )
+    (directory / "stdout").write_text(proc.stdout)
+    (directory / "stderr").write_text(proc.stderr)
+    return Finished(0, time.perf_counter() - t0)
+
+
+def _text(x: bytes | str | None) -> str:
+    if x is None:
+        return ""
+    return x.decode(errors="replace") if isinstance(x, bytes) else x

@@ -1,4 +1,4 @@
-"""Run code on a release in a fresh interpreter, and the :class:`Outcome` it sends back.
+"""Run code on a release in a fresh interpreter, and check where its packages came from.
 
 Why a subprocess: a notebook kernel has the current stack imported, and Python cannot
 hold two versions of ``optax`` in one process. Old optax releases are pure-Python wheels
@@ -8,169 +8,127 @@ on the code. Each run is a new process: jax runs on CPU unless asked otherwise (
 notebook on a GPU never has two processes competing for the accelerator's memory), x64
 is chosen per run, a hang is killed at the time limit, a crash cannot take the kernel
 down, and the versions reported are those the code *actually imported*, with the file
-each came from, so a shadowed overlay cannot go unnoticed.
+each came from, checked against where they must come from (:func:`check_origins`), so a
+shadowed release, era or current stack cannot go unnoticed.
 """
 
 from __future__ import annotations
 
 import dataclasses
+import functools
 import importlib.util
 import json
 import os
-import subprocess
 import sys
 import tempfile
 import textwrap
-import time
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from casebook.display import PlainText
-from casebook.failure import Failure
-from casebook.project import LIBRARIES
-from casebook.releases import _manifest, _pool, eras
+from casebook.project import ROOT
+from casebook.releases import _pool, eras
 from casebook.releases._child import REPORTED_PACKAGES
-from casebook.releases._patches import CURRENT, Target, overlay_of, target_label
-from casebook.releases.errors import OverlayShadowed, ReleaseError, RunCrashed, RunTimeout
+from casebook.releases._outcome import Outcome
+from casebook.releases._patches import CURRENT, Target, overlay_of, overlay_place, target_label
+from casebook.releases.eras import ERA_PREFIX
+from casebook.releases.errors import OverlayShadowed, ReleaseError, RunCrashed
 
-__all__ = ["CHILD_MODULE", "REPORTED_PACKAGES", "Outcome", "load_module_file", "run", "source_file"]
-
-
-VOLATILE = ("JAX_ENABLE_X64", "PYTEST_CURRENT_TEST")
-"""Variables left out of a warm server's environment (and so of its key): x64 is set per
-run, and pytest changes ``PYTEST_CURRENT_TEST`` with every test."""
-
-CHILD_MODULE = "casebook.releases._child"
-"""The program each run starts (``python -m casebook.releases._child``)."""
-
-
-@dataclasses.dataclass(repr=False)
-class Outcome(PlainText):
-    """What happened when code ran on a release.
-
-    Made by :func:`run` (and, one per variant, by :func:`run_program`); asserted by
-    :func:`expect`. It prints as ``[target] OK`` or ``[target] TypeError: ...``.
-
-    Args:
-        target: the release's label (``"optax==0.1.9"``, ``"current"``).
-        package: the package the release overlays (None for ``current``).
-        ok: whether the code ran without an exception.
-        exc_type: the exception's class name, or None.
-        exc_types: the names of its classes, most derived first.
-        message: the exception's message.
-        traceback: the child's formatted traceback.
-        stdout: what the code printed.
-        stderr: what the child wrote to stderr.
-        versions: ``{package: {"version": ..., "file": ...}}`` of what it imported.
-        result: the code's ``result`` variable (JSON), or None.
-        seconds: wall time of the run (from the request to the outcome).
-        frames: ``[file, lineno, function, source]`` of each frame of the exception.
-        code: the code that ran, to run it again elsewhere.
-
-    Examples:
-        >>> outcome = run("import json; json.loads('{')")
-        >>> outcome.ok, outcome.exc_type, outcome.failure.is_a(ValueError)
-        (False, 'JSONDecodeError', True)
-        >>> outcome.summary
-        'JSONDecodeError: Expecting property name enclosed in double quotes: line 1 column 2 (char 1)'
-    """
-
-    target: str
-    package: str | None
-    ok: bool
-    exc_type: str | None
-    exc_types: list[str]
-    message: str
-    traceback: str
-    stdout: str
-    stderr: str
-    versions: dict[str, dict[str, str]]
-    result: Any
-    seconds: float
-    """Wall time of the run: from the request to the outcome (a cold run: the whole
-    subprocess, interpreter start-up and imports included)."""
-    frames: list[list[Any]] = dataclasses.field(default_factory=list)
-    """``[file, lineno, function, source]`` of each frame of the exception, outermost first."""
-    code: str = ""
-    """The code that ran (dedented), so a page can run the same code on another target:
-    ``releases.run(outcome.code, "optax==0.2.4")``."""
-
-    @property
-    def failure(self) -> Failure | None:
-        """The exception as a :class:`~casebook.failure.Failure`, None if the code ran
-        cleanly."""
-        if self.ok:
-            return None
-        return Failure.from_record(self.exc_type or "?", self.exc_types, self.message, self.frames)
-
-    @property
-    def summary(self) -> str:
-        """``OK`` or ``TypeError: <first line of the message>``."""
-        failure = self.failure
-        return "OK" if failure is None else failure.first_line
-
-    def version(self, package: str) -> str:
-        """The version of ``package`` the code imported, ``?`` if it did not."""
-        return self.versions.get(package, {}).get("version", "?")
-
-    @property
-    def imported(self) -> str:
-        """The case-relevant versions actually imported, e.g. ``jax 0.10.2, optax 0.1.9``."""
-        return ", ".join(
-            f"{k} {self.versions[k]['version']}" for k in LIBRARIES if k in self.versions
-        )
-
-    def __str__(self) -> str:
-        return f"[{self.target}] {self.summary}"
+__all__ = [
+    "REPORTED_PACKAGES",
+    "Place",
+    "check_origins",
+    "child_env",
+    "load_module_file",
+    "place_of",
+    "run",
+    "source_file",
+]
 
 
 @dataclasses.dataclass(frozen=True)
 class Place:
-    """Where a run happens: the interpreter, the directories first on ``PYTHONPATH``,
-    the package whose origin is checked, and the directory it must come from."""
+    """Where a run happens, resolved once per run: its label, the interpreter, the
+    directories first on ``PYTHONPATH``, the package a server preloads after jax, the
+    package the release overlays (None for the current stack and eras), the directory each
+    reported package must be imported from, and the release cache (None for ``current``)."""
 
+    label: str
     python: str
     path: tuple[Path, ...]
-    package: str | None
-    home: Path | None
+    preload: str | None
+    overlaid: str | None
+    homes: Mapping[str, Path]
+    cache: Path | None
+    era: bool = False
+
+
+@functools.cache
+def _own_homes() -> dict[str, Path]:
+    """Where this interpreter imports each reported package from (the site directory that
+    holds it): a run on the current stack must import them from the same places."""
+    homes = {}
+    for name in REPORTED_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        if spec is not None and spec.submodule_search_locations:
+            homes[name] = Path(list(spec.submodule_search_locations)[0]).resolve().parent
+    return homes
 
 
 def place_of(target: Target) -> Place:
-    """The :class:`Place` of a target: today's interpreter with the release (or nothing,
-    for the current stack) before the package's root; or an era's own venv, with only a
-    link to the child program on the path (:func:`casebook.releases.eras.casebook_path`),
-    so nothing of today's stack can leak into it."""
-    if eras.is_era(target):
-        assert isinstance(target, str)
-        era = eras.era_of(target)
-        python = eras.ensure(era)
-        return Place(str(python), (eras.casebook_path(),), "jax", eras.venv_dir(era))
-    package, overlay = overlay_of(target)
-    path = ((overlay,) if overlay else ()) + (_manifest.REPO_ROOT,)
-    return Place(sys.executable, path, package, overlay)
+    """The :class:`Place` of a target, resolved in one call to the module that knows it:
+    an era's own venv (:func:`casebook.releases.eras.place_of`), with only a link to the
+    child program on the path, so nothing of today's stack can leak into it; or today's
+    interpreter with the release (or nothing, for the current stack) before the package's
+    root (:func:`casebook.releases._patches.overlay_place`)."""
+    if isinstance(target, str) and target.startswith(ERA_PREFIX):
+        era = eras.place_of(target)
+        homes = {name: era.home for name in REPORTED_PACKAGES}
+        return Place(target, str(era.python), (era.path,), "jax", None, homes, era.cache, True)
+    overlay = overlay_place(target)
+    homes = dict(_own_homes())
+    path: tuple[Path, ...] = (ROOT,)
+    if overlay.package is not None and overlay.directory is not None:
+        homes[overlay.package] = overlay.directory
+        path = (overlay.directory, ROOT)
+    return Place(
+        overlay.label, sys.executable, path, overlay.package, overlay.package, homes, overlay.cache
+    )
 
 
-def child_env(
-    place: Place, *, cpu: bool, x64: bool, env: Mapping[str, str] | None = None
-) -> dict[str, str]:
+def child_env(place: Place, *, cpu: bool, env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a child: this one, with the place's directories first on
     ``PYTHONPATH`` (only those, for an era), jax on CPU (or, on an accelerator, without
-    preallocating its memory), x64 if asked, and ``env`` on top."""
+    preallocating its memory), and ``env`` on top. x64 is chosen per run by the pool."""
     out = dict(os.environ)
     paths = [str(p) for p in place.path]
-    if out.get("PYTHONPATH") and place.python == sys.executable:
+    if out.get("PYTHONPATH") and not place.era:
         paths.append(out["PYTHONPATH"])
     out["PYTHONPATH"] = os.pathsep.join(paths)
     if cpu:
         out["JAX_PLATFORMS"] = "cpu"
     else:
         out.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
-    if x64:
-        out["JAX_ENABLE_X64"] = "1"
     out.update(env or {})
     return out
+
+
+def check_origins(place: Place, versions: Mapping[str, Mapping[str, str]]) -> None:
+    """Every reported package the run imported came from where its place says (the
+    release, the era's venv, or this interpreter's own site directories);
+    :class:`OverlayShadowed` names the first that did not."""
+    for name, seen in versions.items():
+        home = place.homes.get(name)
+        found = Path(seen.get("file") or "")
+        if home is None or not seen.get("file"):
+            continue
+        if not found.resolve().is_relative_to(home.resolve()):
+            raise OverlayShadowed(
+                f"[{place.label}] {name} was imported from {found}, not from {home}: "
+                "something on the path (a PYTHONPATH entry, a .pth file, a sitecustomize) "
+                "shadows the release the run asked for"
+            )
 
 
 def run(
@@ -191,10 +149,14 @@ def run(
     code comes back as ``Outcome.result`` (JSON: arrays become lists); ``inputs`` (JSON
     values) are set as global variables of the code before it runs. An exception in the
     code is *recorded*, not raised; a hang raises :class:`RunTimeout`, a dead process
-    :class:`RunCrashed`, and an import of the package from anywhere but the requested
-    release (or era) :class:`OverlayShadowed`. Runs fork from a warm server of their
-    environment (``casebook.releases._pool``), except with ``env``, which needs a fresh
-    interpreter.
+    :class:`RunCrashed`, and an import of jax, optax, equinox, diffrax (or the others
+    it reports) from anywhere but the requested release, era or current stack
+    :class:`OverlayShadowed`. Runs fork from a warm server of their environment
+    (``casebook.releases._pool``), except with ``env``, which needs a fresh interpreter.
+
+    One run passes through each module once: the target is resolved
+    (:func:`place_of`: eras, or patches and the manifest), the pool runs the child, and
+    the outcome is checked here.
 
     Args:
         code: the Python source to run (dedented first).
@@ -214,7 +176,7 @@ def run(
     Raises:
         RunTimeout: the code ran past ``timeout``.
         RunCrashed: the child died without an outcome.
-        OverlayShadowed: the release's package was imported from somewhere else.
+        OverlayShadowed: a reported package was imported from somewhere else.
         ReleaseNotCached: the release has not been fetched (``python3 -m casebook fetch``).
         UnknownEra: the era is not in the registry (no case folder names it).
         EraPythonMissing: no interpreter of the era's Python was found.
@@ -228,12 +190,9 @@ def run(
         >>> print(run("int('x')"))
         [current] ValueError: invalid literal for int() with base 10: 'x'
     """
-    label = target_label(target)
     place = place_of(target)
     code = textwrap.dedent(code)
-    packages = ",".join(dict.fromkeys((*REPORTED_PACKAGES, place.package or "jax")))
-    warm = _pool.enabled() and not env
-
+    packages = ",".join(dict.fromkeys((*REPORTED_PACKAGES, place.preload or "jax")))
     with tempfile.TemporaryDirectory(prefix="casebook-") as tmp:
         directory = Path(tmp)
         code_path, out_path, in_path = (
@@ -243,52 +202,37 @@ def run(
         )
         code_path.write_text(code)
         in_path.write_text(json.dumps(dict(inputs or {})))
-        argv = [str(code_path), str(out_path), packages, str(in_path), f"<cell on {label}>"]
-        if warm:
-            environment = child_env(place, cpu=cpu, x64=False)
-            for per_run in VOLATILE:  # chosen per run in the fork, or not the server's
-                environment.pop(per_run, None)
-            server = _pool.server_for(place.python, environment, preloads(place.package))
-            finished = _pool.warm_run(
-                server,
-                argv,
-                packages=packages,
-                x64=x64,
-                directory=directory,
-                timeout=timeout,
-                label=label,
-            )
-            seconds = finished.seconds
-            stdout, stderr = (directory / "stdout").read_text(), (directory / "stderr").read_text()
-        else:
-            environment = child_env(place, cpu=cpu, x64=x64, env=env)
-            seconds, stdout, stderr = _cold_run(place.python, argv, environment, timeout, label)
+        argv = [str(code_path), str(out_path), packages, str(in_path), f"<cell on {place.label}>"]
+        finished = _pool.run(
+            place.python,
+            child_env(place, cpu=cpu, env=env),
+            preloads(place.preload),
+            argv,
+            packages=packages,
+            x64=x64,
+            directory=directory,
+            timeout=timeout,
+            label=place.label,
+            cold=bool(env),
+        )
+        stdout, stderr = (directory / "stdout").read_text(), (directory / "stderr").read_text()
         if not out_path.exists():
             raise RunCrashed(
-                f"[{label}] the run ended without an outcome.\n"
+                f"[{place.label}] the run ended without an outcome.\n"
                 f"--- stderr (tail) ---\n{stderr[-3000:]}"
             )
         rec = json.loads(out_path.read_text())
-
-    package = None if eras.is_era(target) else place.package
     outcome = Outcome(
-        target=label,
-        package=package,
+        target=place.label,
+        package=place.overlaid,
         stdout=stdout,
         stderr=stderr,
-        seconds=seconds,
+        seconds=finished.seconds,
         code=code,
+        cache=str(place.cache or ""),
         **rec,
     )
-    if warm:
-        _pool.learn(server, outcome.versions)
-    checked = place.package or ""
-    if place.home is not None and checked in outcome.versions:
-        imported_from = outcome.versions[checked]["file"]
-        if not imported_from.startswith(str(place.home)):
-            raise OverlayShadowed(
-                f"[{label}] {checked} was imported from {imported_from}, not from {place.home}"
-            )
+    check_origins(place, outcome.versions)
     return outcome
 
 
@@ -296,45 +240,6 @@ def preloads(package: str | None) -> tuple[str, ...]:
     """What a warm server imports before it forks: jax, then the release's package (for
     the current stack and eras: optax, which most runs import)."""
     return tuple(dict.fromkeys(("jax", package if package not in (None, "jax") else "optax")))
-
-
-_COLD_MAIN = f"import sys; from {CHILD_MODULE} import main; sys.exit(main(sys.argv[1:]))"
-"""A cold run's program: the child's ``main`` (``-m`` would warn that the package, which
-imports the child module, already holds it)."""
-
-
-def _cold_run(
-    python: str, argv: list[str], environment: dict[str, str], timeout: float, label: str
-) -> tuple[float, str, str]:
-    """Run the child program in a fresh interpreter: (seconds, stdout, stderr)."""
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.run(
-            [python, "-c", _COLD_MAIN, *argv],
-            capture_output=True,
-            text=True,
-            env=environment,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired as e:
-        raise RunTimeout(
-            f"[{label}] still running after {timeout:g} s; killed.\n"
-            f"--- stdout (tail) ---\n{_text(e.stdout)[-2000:]}\n"
-            f"--- stderr (tail) ---\n{_text(e.stderr)[-2000:]}"
-        ) from None
-    if proc.returncode and not Path(argv[1]).exists():
-        raise RunCrashed(
-            f"[{label}] the subprocess exited with code {proc.returncode} and no outcome.\n"
-            f"--- stderr (tail) ---\n{proc.stderr[-3000:]}"
-        )
-    return time.perf_counter() - t0, proc.stdout, proc.stderr
-
-
-def _text(x: bytes | str | None) -> str:
-    if x is None:
-        return ""
-    return x.decode(errors="replace") if isinstance(x, bytes) else x
 
 
 def load_module_file(path: str | Path, name: str) -> ModuleType:

@@ -2,7 +2,7 @@
 
 A program (:mod:`casebook.releases.program`) is a module of a case's folder:
 a set-up and a few ``@variant`` functions. :func:`run_program` runs it once on one
-release, in one child process, and gives one :class:`~casebook.releases._runner.Outcome`
+release, in one child process, and gives one :class:`~casebook.releases.Outcome`
 per variant; :func:`program_table` does so on several releases and returns the
 :class:`~casebook.releases._expect.VersionTable` the pages print and check, one row per
 release and one column per variant. :func:`show` displays a variant's source, so a page
@@ -19,8 +19,9 @@ from pathlib import Path
 from typing import Any
 
 from casebook.releases._expect import VersionTable, expect, version_table
+from casebook.releases._outcome import Outcome
 from casebook.releases._patches import CURRENT, Target, target_label
-from casebook.releases._runner import Outcome, run
+from casebook.releases._runner import run
 from casebook.releases.program import program_module
 
 __all__ = ["Source", "program_table", "run_program", "show", "split"]

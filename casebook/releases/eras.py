@@ -52,7 +52,9 @@ __all__ = [
     "era_of",
     "find_python",
     "history",
+    "EraPlace",
     "is_era",
+    "place_of",
     "load_eras",
     "venv_dir",
 ]
@@ -322,3 +324,23 @@ def casebook_path(cache: Path | None = None) -> Path:
         fresh.symlink_to(PACKAGE, target_is_directory=True)
         os.replace(fresh, link)  # atomic: concurrent pages never see a missing link
     return path
+
+
+@dataclasses.dataclass(frozen=True)
+class EraPlace:
+    """Where a run in an era happens: the era venv's interpreter, the venv itself (every
+    package a run imports must come from it), the directory that links the child program
+    (:func:`casebook_path`) and the cache."""
+
+    python: Path
+    home: Path
+    path: Path
+    cache: Path
+
+
+def place_of(target: str) -> EraPlace:
+    """Everything a run on an era target needs, in one call: the era (:func:`era_of`), its
+    venv built if missing or stale (:func:`ensure`) and the child program's link."""
+    era = era_of(target)
+    cache = cache_dir()
+    return EraPlace(ensure(era, cache=cache), venv_dir(era, cache), casebook_path(cache), cache)
