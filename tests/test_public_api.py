@@ -100,3 +100,29 @@ def test_the_checker_finds_private_names():
     code = "from casebook.releases import _runner\nfrom casebook.cases import optax_1373\noptax_1373._adamw\n"
     _, private = casebook_uses(code)
     assert private == ["casebook.cases.optax_1373._adamw", "casebook.releases._runner"]
+
+
+def test_the_api_page_is_generated_from_all():
+    """``book/api.md`` lists exactly the ``__all__`` of each public package; after changing
+    one, run ``python -m casebook.status.apipage``."""
+    from casebook.status import apipage
+
+    assert apipage.PAGE.read_text() == apipage.page_text(), (
+        "book/api.md is out of date: run `.venv/bin/python -m casebook.status.apipage`"
+    )
+
+
+def test_every_module_a_page_imports_has_a_section_on_the_api_page():
+    from casebook.status import apipage
+
+    documented = {s.module for s in apipage.SECTIONS}
+    for page in PAGES:
+        names, _ = casebook_uses(page_code(page))
+        for name in names:
+            module = name
+            while module not in documented and "." in module:
+                module = module.rpartition(".")[0]
+            owner = module if module in documented else None
+            if name.startswith("casebook.cases."):  # a case's own set-ups and programs
+                continue
+            assert owner, f"{page.name} uses {name}, from no module the API page documents"

@@ -31,13 +31,10 @@ from casebook.bench._compile import CompileTime, compile_seconds
 from casebook.bench._device import QUIET_MALLOC, device_label, scale_for_device
 from casebook.bench._memory import bandwidth, copy_reference, floor_fraction
 from casebook.bench._timing import Timings, interleave
-from casebook.display import Table, TableDisplay
 
 __all__ = [
     "QUIET_MALLOC",
     "CompileTime",
-    "Table",
-    "TableDisplay",
     "Timings",
     "bandwidth",
     "compile_seconds",

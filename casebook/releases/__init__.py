@@ -24,8 +24,8 @@ first on its path and sends back a structured outcome. One module per concern:
 * :mod:`~casebook.releases.errors`: the errors, all :class:`ReleaseError` (or, for a
   failed expectation, :class:`ExpectationError`).
 
-Everything is re-exported here, so notebooks write ``releases.run`` and
-``releases.expect``. Importing this package uses the standard library only (no jax, no
+The page API is re-exported here (:data:`__all__`), so notebooks write ``releases.run``
+and ``releases.expect``. Importing this package uses the standard library only (no jax, no
 IPython): the set-up command imports it before anything else is installed.
 """
 
@@ -33,25 +33,30 @@ from __future__ import annotations
 
 from typing import Any
 
-from casebook.releases._expect import Expected, VersionTable, expect, version_table
+from casebook.releases._expect import Expected as Expected, VersionTable, expect, version_table
 from casebook.releases._manifest import (
-    MANIFEST,
-    REPO_ROOT,
-    SETUP_COMMAND,
-    Release,
-    cache_dir,
+    MANIFEST as MANIFEST,
+    REPO_ROOT as REPO_ROOT,
+    SETUP_COMMAND as SETUP_COMMAND,
+    Release as Release,
+    cache_dir as cache_dir,
     fetch,
-    load_manifest,
-    locate,
-    parse_spec,
-    resolve,
-    running_from_checkout,
-    sha256_of,
-    user_cache_dir,
+    load_manifest as load_manifest,
+    locate as locate,
+    parse_spec as parse_spec,
+    resolve as resolve,
+    running_from_checkout as running_from_checkout,
+    sha256_of as sha256_of,
+    user_cache_dir as user_cache_dir,
 )
 from casebook.releases._outcome import Outcome
-from casebook.releases._patches import CURRENT, Patch, PatchedRelease, Target, patched
-from casebook.releases._runner import REPORTED_PACKAGES, load_module_file, run, source_file
+from casebook.releases._patches import CURRENT, Patch, PatchedRelease, Target as Target, patched
+from casebook.releases._runner import (
+    REPORTED_PACKAGES as REPORTED_PACKAGES,
+    load_module_file as load_module_file,
+    run,
+    source_file,
+)
 from casebook.releases._variants import Source, program_table, run_program, show
 from casebook.releases.errors import (
     EraPythonMissing,
@@ -68,52 +73,44 @@ from casebook.releases.errors import (
 )
 
 __all__ = [
+    # running code on a release, and checking what happened
     "CURRENT",
-    "MANIFEST",
-    "REPORTED_PACKAGES",
-    "REPO_ROOT",
-    "SETUP_COMMAND",
-    "EraPythonMissing",
-    "ExpectationError",
-    "Expected",
-    "HashMismatch",
     "Outcome",
-    "OverlayShadowed",
-    "Patch",
-    "PatchError",
-    "PatchedRelease",
-    "Release",
-    "Source",
-    "ReleaseError",
-    "ReleaseNotCached",
-    "RunCrashed",
-    "RunTimeout",
-    "Target",
-    "UnknownEra",
-    "UnknownRelease",
-    "VersionTable",
-    "cache_dir",
     "expect",
+    "run",
+    "source_file",
+    "version_table",
+    "VersionTable",
+    "patched",
+    "Patch",
+    "PatchedRelease",
+    # programs of named variants
+    "program_table",
+    "run_program",
+    "show",
+    "Source",
+    # the %%on_release cell magic
+    "load_ipython_extension",
+    "on_release",
+    # fetching the historical wheels
     "fetch",
     "fetch_command",
-    "load_ipython_extension",
-    "load_manifest",
-    "load_module_file",
-    "locate",
-    "on_release",
-    "parse_spec",
-    "patched",
-    "program_table",
-    "resolve",
-    "run",
-    "run_program",
-    "running_from_checkout",
-    "sha256_of",
-    "show",
-    "source_file",
-    "user_cache_dir",
-    "version_table",
+    # errors
+    "ReleaseError",
+    "ExpectationError",
+    "ReleaseNotCached",
+    "UnknownRelease",
+    "HashMismatch",
+    "PatchError",
+    "RunTimeout",
+    "RunCrashed",
+    "OverlayShadowed",
+    "UnknownEra",
+    "EraPythonMissing",
 ]
+"""The names pages may use (``book/api.md`` documents exactly these). The names imported
+``as`` themselves above stay importable here for the tests and the other folders of the
+package, and are not the book's API."""
 
 
 def fetch_command(args: list[str] | None = None, gpu: bool = False) -> None:

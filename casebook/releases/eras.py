@@ -43,21 +43,9 @@ from casebook.project import PACKAGE
 from casebook.releases._manifest import cache_dir
 from casebook.releases.errors import EraPythonMissing, HashMismatch, ReleaseError, UnknownEra
 
-__all__ = [
-    "ERA_PREFIX",
-    "Era",
-    "casebook_path",
-    "ensure",
-    "ensure_all",
-    "era_of",
-    "find_python",
-    "history",
-    "EraPlace",
-    "is_era",
-    "place_of",
-    "load_eras",
-    "venv_dir",
-]
+__all__ = ["ERA_PREFIX", "Era", "ensure_all", "history", "load_eras"]
+"""The eras' API for pages; the rest (:func:`place_of`, :func:`ensure`, ...) serves the
+runner and the tests."""
 
 ERA_PREFIX = "era:"
 """A target that starts with this names an era: ``"era:optax-828"``."""

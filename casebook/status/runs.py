@@ -27,6 +27,8 @@ from casebook.display import Table, TableDisplay
 from casebook.project import LIBRARIES, ROOT
 from casebook.tools import environment
 
+__all__ = ["RunsTable", "table"]
+
 STORE = records.STORE / "runs"
 DEFAULT_PAGES = ("notebooks/", "book/")
 

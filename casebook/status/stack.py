@@ -18,6 +18,8 @@ from casebook.display import PlainText
 from casebook.project import PACKAGES
 from casebook.tools import environment
 
+__all__ = ["Stack", "ran_on"]
+
 #: The packages whose versions every page states.
 
 
