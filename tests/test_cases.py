@@ -18,9 +18,7 @@ import pytest
 from test_notebooks import ANATOMY_CHECKS
 
 from casebook import cases, releases
-from casebook.cases import Case
-from casebook.cases import _scaffold as scaffold
-from casebook.cases import _tables as tables
+from casebook.cases import Case, _scaffold as scaffold, _tables as tables
 from casebook.status import board
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -19,9 +19,7 @@ from pathlib import Path
 import pytest
 
 from casebook import releases as r
-from casebook.releases import _child as child
-from casebook.releases import _manifest as manifest
-from casebook.releases import _pool as pool
+from casebook.releases import _child as child, _manifest as manifest, _pool as pool
 
 
 def _wheel(dirpath: Path, version: str, body: str) -> Path:
