@@ -20,7 +20,7 @@ def current():
 def test_every_status_on_the_pins_is_the_recorded_one(current):
     """A pin bump that fixes or breaks one of these fails here: update the board."""
     assert not current.changed, "\n" + str(current)
-    assert {r.status for r in current} == set(board.STATUSES)
+    assert {r.status for r in current} == set(cases.STATUSES)
 
 
 @pytest.mark.parametrize(

@@ -10,9 +10,11 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import subprocess
 import sys
 import textwrap
+import time
 import zipfile
 from pathlib import Path
 
@@ -581,3 +583,37 @@ def test_an_outcome_keeps_its_code_to_run_again_elsewhere(env):
     again = r.run(first.code, "fakepkg==2.0")
     assert first.code == "import fakepkg\nresult = fakepkg.merge(True, 1, 2)"
     assert (first.version("fakepkg"), again.version("fakepkg"), again.result) == ("1.0", "2.0", 2)
+
+
+def test_a_server_whose_kernel_dies_leaves_no_socket_directory(tmp_path):
+    """A kernel killed at a time limit (SIGKILL: no atexit) closes its servers' stdin;
+    each server then removes its own socket directory."""
+    script = (
+        "from casebook import releases\n"
+        "releases.run('result = 1')\n"
+        "from casebook.releases import _pool\n"
+        "print([str(s.directory) for s in _pool._servers.values()], flush=True)\n"
+        "import os, signal\n"
+        "os.kill(os.getpid(), signal.SIGKILL)\n"
+    )
+    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
+    directories = [Path(d) for d in json.loads(proc.stdout.strip().replace("'", '"'))]
+    assert directories, proc.stdout + proc.stderr
+    for _ in range(100):  # the server sees its stdin close, then cleans up
+        if not any(d.exists() for d in directories):
+            break
+        time.sleep(0.05)
+    assert not any(d.exists() for d in directories), directories
+
+
+def test_the_sweep_removes_socket_directories_of_dead_kernels(tmp_path):
+    dead = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    gone = tmp_path / f"cb-{dead.stdout.strip()}-abc"
+    mine = tmp_path / f"cb-{os.getpid()}-xyz"
+    for d in (gone, mine):
+        d.mkdir()
+        (d / "server.log").write_text("")
+    assert pool.sweep(tmp_path) == [gone]
+    assert mine.exists() and not gone.exists()

@@ -50,7 +50,7 @@ __all__ = [
 ]
 
 STORE = ROOT / "book" / "measurements"
-"""Where stored runs live: ``book/measurements/<case>/<bench>/<backend>-<device>.json``."""
+"""Where stored runs live, as ``book/measurements/<case>/<bench>/<backend>-<device>.json``."""
 
 RECORD_ENV = "CASEBOOK_RECORD"
 """Set to ``1`` to make :func:`measured_on` store the live run (e.g. on a GPU runner)."""

@@ -107,7 +107,7 @@ class Outcome(PlainText):
     def shown(self, *, frames: int = 2) -> str:
         """What a page prints for the run: ``[ran on TARGET: VERSIONS; S s]``, the code's
         output, and the last ``frames`` frames of its traceback (none if it ran cleanly),
-        with this machine's directories made portable (:func:`portable`)."""
+        with this machine's directories made portable (``portable``)."""
         lines = [f"[ran on {self.target}: {self.imported}; {self.seconds:.1f} s]"]
         if self.stdout:
             lines.append(self.stdout.rstrip("\n"))

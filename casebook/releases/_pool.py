@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from casebook.releases._server import SOCKET_PREFIX
 from casebook.releases.errors import RunCrashed, RunTimeout
 
 __all__ = [
@@ -45,6 +46,7 @@ __all__ = [
     "run",
     "server_for",
     "shutdown",
+    "sweep",
     "warm_run",
 ]
 
@@ -69,6 +71,34 @@ def enabled() -> bool:
     return os.environ.get("CASEBOOK_COLD_RUNS", "") not in ("1", "true", "yes")
 
 
+def _prefix() -> str:
+    """A socket directory's prefix: ``cb-<this process's pid>-``, so a sweep can tell
+    whose it is."""
+    return f"{SOCKET_PREFIX}{os.getpid()}-"
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep(tmp: Path | None = None) -> list[Path]:
+    """Remove the socket directories of kernels that died without stopping their servers
+    (killed at a time limit, say): ``cb-<pid>-*`` whose pid is gone. Returns them."""
+    removed = []
+    for directory in Path(tmp or tempfile.gettempdir()).glob(f"{SOCKET_PREFIX}*"):
+        owner = directory.name.removeprefix(SOCKET_PREFIX).split("-", 1)[0]
+        if directory.is_dir() and (not owner.isdigit() or not _alive(int(owner))):
+            shutil.rmtree(directory, ignore_errors=True)
+            removed.append(directory)
+    return removed
+
+
 @dataclass
 class Server:
     """One running server: its process, its socket, and where its own errors go."""
@@ -76,7 +106,7 @@ class Server:
     python: str
     env: dict[str, str]
     preload: tuple[str, ...]
-    directory: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix="cb-")))
+    directory: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix=_prefix())))
     process: subprocess.Popen[str] | None = None
 
     @property
@@ -159,6 +189,8 @@ def server_for(python: str, env: Mapping[str, str], preload: tuple[str, ...]) ->
         if server is not None:
             del _servers[base]
             server.stop()
+        if not _servers:
+            sweep()
         server = Server(python, dict(env), wanted).start()
         _servers[base] = server
         while len(_servers) > MAX_SERVERS:

@@ -155,7 +155,7 @@ def run(
     (``casebook.releases._pool``), except with ``env``, which needs a fresh interpreter.
 
     One run passes through each module once: the target is resolved
-    (:func:`place_of`: eras, or patches and the manifest), the pool runs the child, and
+    (``place_of``: eras, or patches and the manifest), the pool runs the child, and
     the outcome is checked here.
 
     Args:

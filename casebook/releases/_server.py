@@ -28,12 +28,14 @@ import importlib
 import json
 import os
 import selectors
+import shutil
 import signal
 import socket
 import sys
 import traceback
 import warnings
 from collections.abc import Callable, Iterable
+from pathlib import Path
 from typing import Any
 
 from casebook.releases import _child
@@ -133,6 +135,11 @@ def serve_one(conn: socket.socket) -> None:
     stream.flush()
 
 
+SOCKET_PREFIX = "cb-"
+"""The prefix of a server's socket directory (``cb-<kernel pid>-<random>``): the server
+removes its own when it ends, and the pool sweeps those of kernels that died."""
+
+
 def main(argv: list[str]) -> int:
     """``main([SOCKET, PRELOAD])``: preload, announce ``ready``, fork per connection."""
     path, names = argv
@@ -147,6 +154,15 @@ def main(argv: list[str]) -> int:
     selector.register(listener, selectors.EVENT_READ)
     stdin = sys.stdin.fileno()
     selector.register(stdin, selectors.EVENT_READ)
+    try:
+        return _serve(selector, listener, stdin)
+    finally:  # the parent is gone or done: leave no socket directory behind
+        if Path(path).parent.name.startswith(SOCKET_PREFIX):
+            shutil.rmtree(Path(path).parent, ignore_errors=True)
+
+
+def _serve(selector: selectors.BaseSelector, listener: socket.socket, stdin: int) -> int:
+    """Fork a monitor per connection until the parent closes our stdin."""
     while True:
         for key, _ in selector.select():
             if key.fd == stdin:

@@ -48,7 +48,7 @@ __all__ = ["ERA_PREFIX", "Era", "ensure_all", "history", "load_eras"]
 runner and the tests."""
 
 ERA_PREFIX = "era:"
-"""A target that starts with this names an era: ``"era:optax-828"``."""
+"""A target that starts with this names an era, as in ``"era:optax-828"``."""
 
 CASES_DIR = PACKAGE / "cases"
 """Where the case folders are: each one with an ``[era]`` in its ``case.toml`` is an era."""

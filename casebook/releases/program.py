@@ -129,8 +129,8 @@ def _record(function: Callable[[], Any]) -> dict[str, Any]:
 
 
 PROGRAMS_PACKAGE = "casebook.cases"
-"""Programs live in their case's folder: ``"optax_828.doors"`` is
-``casebook.cases.optax_828.doors``."""
+"""The package of the programs, one module per program in its case's folder
+(``"optax_828.doors"`` is ``casebook.cases.optax_828.doors``)."""
 
 
 def program_module(program: str) -> str:

@@ -11,8 +11,10 @@ and when a page uses a name that no ``__all__`` lists, so the page and the pages
 
 from __future__ import annotations
 
+import ast
 import importlib
 import inspect
+import pkgutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
@@ -147,7 +149,46 @@ def _directive(owner: object, name: str, members: dict[str, str]) -> str:
         return f".. autoclass:: {name}{extra}"
     if callable(value):
         return f".. autofunction:: {name}"
-    return f".. autodata:: {name}\n   :annotation:"
+    doc = _data_docstring(owner, name)
+    body = "\n".join(f"   {line}" if line else "" for line in doc.splitlines())
+    return f".. py:data:: {name}\n\n{body}" if doc else f".. py:data:: {name}"
+
+
+def _is_api_object(value: object) -> bool:
+    """A class or function (autodoc reads its own docstring), not a constant."""
+    return inspect.isclass(value) or callable(value)
+
+
+def _data_docstring(owner: object, name: str) -> str:
+    """The docstring written under ``name = ...`` in the module that defines it (the
+    package itself or one of its modules): a re-exported constant has no docstring of
+    its own, and autodoc would show its type's instead."""
+    package = getattr(owner, "__path__", None)
+    modules = [owner]
+    if package is not None:
+        prefix = owner.__name__ + "."  # type: ignore[attr-defined]
+        modules += [
+            importlib.import_module(info.name)
+            for info in pkgutil.iter_modules(package, prefix)
+            if not info.ispkg and not cases_program(info.name)
+        ]
+    for module in modules:
+        source = Path(inspect.getfile(module)).read_text()  # type: ignore[arg-type]
+        body = ast.parse(source).body
+        for node, after in zip(body, body[1:]):
+            targets = (
+                node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
+            )
+            named = any(isinstance(t, ast.Name) and t.id == name for t in targets)
+            if named and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
+                return inspect.cleandoc(str(after.value.value))
+    return ""
+
+
+def cases_program(module: str) -> bool:
+    """A case folder's program, which is never imported here (it runs on old releases)."""
+    parts = module.split(".")
+    return len(parts) == 4 and parts[:2] == ["casebook", "cases"]
 
 
 def section_text(section: Section) -> str:
@@ -160,7 +201,9 @@ def section_text(section: Section) -> str:
         parts += [section.prose, ""]
     rst = [f".. py:module:: {section.module}", "", f".. currentmodule:: {section.module}", ""]
     rst += [".. autosummary::", ""]
-    rst += [f"   {name}" for name in names] + [""]
+    # Constants are left out of the table: autosummary would summarise their type's
+    # docstring (a dict's, a str's); their own docstring is under them below.
+    rst += [f"   {name}" for name in names if _is_api_object(getattr(owner, name))] + [""]
     rst += [_directive(owner, name, members) + "\n" for name in names]
     parts += ["```{eval-rst}", *rst, "```", ""]
     return "\n".join(parts)

@@ -21,12 +21,12 @@ from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
 from casebook import cases, releases
-from casebook.cases import STATUSES, Trigger
+from casebook.cases import Trigger
 from casebook.display import Cell, Table, TableDisplay
 from casebook.project import LIBRARIES
 from casebook.releases import eras
 
-__all__ = ["BOARD", "STATUSES", "Board", "Row", "Trigger", "run_board"]
+__all__ = ["BOARD", "Board", "Row", "run_board"]
 
 #: Every row of the board, read from the case registry (:mod:`casebook.cases`): each
 #: case's own trigger, then the problems the cases uncovered, then the check's findings.
