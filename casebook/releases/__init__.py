@@ -59,6 +59,7 @@ from casebook.releases._runner import (
 )
 from casebook.releases._variants import Source, program_table, run_program, show
 from casebook.releases.errors import (
+    EraBuildFailed,
     EraPythonMissing,
     ExpectationError,
     HashMismatch,
@@ -107,6 +108,7 @@ __all__ = [
     "OverlayShadowed",
     "UnknownEra",
     "EraPythonMissing",
+    "EraBuildFailed",
 ]
 """The names pages may use (``book/api.md`` documents exactly these). The names imported
 ``as`` themselves above stay importable here for the tests and the other folders of the

@@ -41,7 +41,13 @@ from pathlib import Path
 
 from casebook.project import PACKAGE
 from casebook.releases._manifest import cache_dir
-from casebook.releases.errors import EraPythonMissing, HashMismatch, ReleaseError, UnknownEra
+from casebook.releases.errors import (
+    EraBuildFailed,
+    EraPythonMissing,
+    HashMismatch,
+    ReleaseError,
+    UnknownEra,
+)
 
 __all__ = ["ERA_PREFIX", "Era", "ensure_all", "history", "load_eras"]
 """The eras' API for pages; the rest (:func:`place_of`, :func:`ensure`, ...) serves the
@@ -227,14 +233,43 @@ def _lock_of(name: str) -> threading.Lock:
         return _locks.setdefault(name, threading.Lock())
 
 
-def ensure(era: Era, *, cache: Path | None = None, log: Callable[[str], None] = print) -> Path:
-    """The interpreter of the era's venv, built first if it is missing or stale."""
+FIX_COMMAND = "python3 -m casebook fetch"
+"""What rebuilds a stale or broken era (once): the set-up's last step."""
+
+
+def ensure(
+    era: Era,
+    *,
+    cache: Path | None = None,
+    log: Callable[[str], None] = print,
+    retry: bool = False,
+) -> Path:
+    """The interpreter of the era's venv, built first if it is missing or stale.
+
+    A venv is stale when its stamp names another lock (the lock changed), and missing
+    when a build was interrupted (it builds in a scratch directory, renamed only when
+    complete; scratch directories of dead processes are removed here). Either is rebuilt
+    once. A build that fails leaves a record (``<venv>.failed``, with the lock's digest
+    and the error); later calls with the same lock raise :class:`EraBuildFailed` at once,
+    naming the command that tries again (``retry=True``, as the set-up does), instead of
+    downloading and failing on every run.
+    """
     final = venv_dir(era, cache)
     python = final / "bin" / "python"
     stamp = final / _STAMP
+    failed = final.with_name(f"{final.name}.failed")
     with _lock_of(era.name):
         if stamp.exists() and stamp.read_text().strip() == era.digest and python.exists():
             return python
+        _sweep_partial(final)
+        if failed.exists() and not retry:
+            digest, _, reason = failed.read_text().partition("\n")
+            if digest == era.digest:
+                raise EraBuildFailed(
+                    f"{era.spec} failed to build from {era.lock.name} and was not tried "
+                    f"again:\n{reason.strip()[-1500:]}\nFix the cause, then run "
+                    f"`{FIX_COMMAND}`, which tries once more."
+                )
         base = find_python(era.python)
         scratch = final.with_name(f"{final.name}.partial-{os.getpid()}")
         shutil.rmtree(scratch, ignore_errors=True)
@@ -244,9 +279,40 @@ def ensure(era: Era, *, cache: Path | None = None, log: Callable[[str], None] = 
             (scratch / _STAMP).write_text(era.digest)
             shutil.rmtree(final, ignore_errors=True)
             scratch.rename(final)
+            failed.unlink(missing_ok=True)
+        except (ReleaseError, OSError, subprocess.SubprocessError) as error:
+            final.parent.mkdir(parents=True, exist_ok=True)
+            _write_atomically(failed, f"{era.digest}\n{type(error).__name__}: {error}")
+            raise
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
     return python
+
+
+def _sweep_partial(final: Path) -> None:
+    """Remove scratch builds (``<venv>.partial-<pid>``) whose process is gone: what an
+    interrupted set-up (Ctrl-C, a kill) left behind."""
+    for scratch in final.parent.glob(f"{final.name}.partial-*"):
+        pid = scratch.name.rpartition("-")[2]
+        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def _write_atomically(path: Path, text: str) -> None:
+    """Write ``path`` whole or not at all (a temporary file, then a rename)."""
+    fresh = path.with_name(f".{path.name}.{os.getpid()}")
+    fresh.write_text(text)
+    os.replace(fresh, path)
 
 
 def ensure_all(
@@ -260,7 +326,7 @@ def ensure_all(
     eras = load_eras() if eras is None else eras
     t0 = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        pythons = list(pool.map(lambda era: ensure(era, log=log), eras.values()))
+        pythons = list(pool.map(lambda era: ensure(era, log=log, retry=True), eras.values()))
     log(f"casebook: {len(pythons)} era stack(s) ready in {time.perf_counter() - t0:.0f} s")
     return pythons
 

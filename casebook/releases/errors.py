@@ -12,6 +12,7 @@ __all__ = [
     "PatchError",
     "ReleaseError",
     "ReleaseNotCached",
+    "EraBuildFailed",
     "EraPythonMissing",
     "RunCrashed",
     "RunTimeout",
@@ -34,6 +35,11 @@ class UnknownEra(UnknownRelease):
 
 class EraPythonMissing(ReleaseError):
     """No interpreter of the Python an era needs was found (or could be installed)."""
+
+
+class EraBuildFailed(ReleaseError):
+    """An era's venv failed to build from its current lock; runs refuse it, without
+    trying again, until ``python3 -m casebook fetch`` tries once more."""
 
 
 class ReleaseNotCached(ReleaseError):
