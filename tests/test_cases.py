@@ -228,3 +228,28 @@ def test_a_scaffolded_case_passes_the_anatomy_and_registry_tests(tmp_path):
         "README.md",
         "book/intro.md",
     }
+
+
+def test_an_expected_error_counts_only_where_the_registry_says_it_was_asserted():
+    """``Case.unasserted``: asserting the wording on another release does not count."""
+    from casebook.releases import Asserted
+
+    case = cases.get("optax-828")
+    on_release = next(e for e in case.errors if e.release == "optax==0.1.9")
+    pattern = f"prefix {on_release.match} suffix"
+    elsewhere = [Asserted("optax==0.2.0", on_release.exc_type, pattern)]
+    assert on_release in case.unasserted(elsewhere)
+    wrong_type = [Asserted("optax==0.1.9", "ValueError", pattern)]
+    assert on_release in case.unasserted(wrong_type)
+    there = [Asserted("optax==0.1.9", on_release.exc_type, pattern)]
+    assert on_release not in case.unasserted(there)
+
+
+def test_expect_records_what_it_asserted_and_where():
+    from casebook import releases
+
+    before = len(releases.asserted())
+    releases.expect(releases.run("int('x')"), raises=ValueError, match="invalid literal")
+    assert releases.asserted()[before:] == [
+        releases.Asserted("current", "ValueError", "invalid literal")
+    ]

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 import re
 import tomllib
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -139,6 +139,25 @@ class Case:
     def first_fixed_text(self) -> str:
         """How the card's "First fixed release" row begins: ``optax 0.2.0`` or ``none``."""
         return self.first_fixed.replace("==", " ") if self.first_fixed else "none"
+
+    def unasserted(self, seen: Iterable[Any]) -> list[ExpectedError]:
+        """The expected errors on a release other than ``current`` that were not asserted
+        on that very release: ``seen`` is what :func:`casebook.releases.asserted` returns
+        (records with ``target``, ``exc_type`` and ``match``). A page's last cell asserts
+        this is empty, so each expected error is proven where the registry says."""
+        seen = list(seen)
+        return [
+            error
+            for error in self.errors
+            if error.release != "current"
+            and not any(
+                s.target == error.release
+                and s.exc_type == error.exc_type
+                and s.match is not None
+                and error.match in s.match
+                for s in seen
+            )
+        ]
 
     def check(self, name: str) -> CheckSetup:
         """The check set-up called ``name``."""

@@ -33,7 +33,14 @@ from __future__ import annotations
 
 from typing import Any
 
-from casebook.releases._expect import Expected as Expected, VersionTable, expect, version_table
+from casebook.releases._expect import (
+    Asserted,
+    Expected as Expected,
+    VersionTable,
+    asserted,
+    expect,
+    version_table,
+)
 from casebook.releases._manifest import (
     MANIFEST as MANIFEST,
     REPO_ROOT as REPO_ROOT,
@@ -78,6 +85,8 @@ __all__ = [
     "CURRENT",
     "Outcome",
     "expect",
+    "asserted",
+    "Asserted",
     "run",
     "source_file",
     "version_table",

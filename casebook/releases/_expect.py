@@ -22,7 +22,36 @@ from casebook.releases._patches import Target, target_label
 from casebook.releases._runner import place_of, run
 from casebook.releases.errors import ExpectationError
 
-__all__ = ["Expected", "ExpectationError", "VersionTable", "expect", "version_table"]
+__all__ = [
+    "Asserted",
+    "Expected",
+    "ExpectationError",
+    "VersionTable",
+    "asserted",
+    "expect",
+    "version_table",
+]
+
+
+@dataclasses.dataclass(frozen=True)
+class Asserted:
+    """One exception that :func:`expect` saw asserted: on which target (its label), of
+    which type, with which ``match`` pattern (None: any message)."""
+
+    target: str
+    exc_type: str
+    match: str | None
+
+
+_ASSERTED: list[Asserted] = []
+
+
+def asserted() -> list[Asserted]:
+    """Every exception asserted in this process so far, in order: what a page's last
+    cell holds against its case's expected errors (``Case.unasserted``), so an expected
+    error is proven on the release it names, not only somewhere on the page."""
+    return list(_ASSERTED)
+
 
 _OK_COLOUR, _FAIL_COLOUR = "#1a7f37", "#cf222e"
 
@@ -94,6 +123,8 @@ def expect(
             problems.append(f"expected {package} {want} to be imported, got {got}")
     if problems:
         raise ExpectationError(explain(outcome, problems))
+    if raises is not None:
+        _ASSERTED.append(Asserted(outcome.target, _exc_name(raises), match))
     return outcome
 
 
