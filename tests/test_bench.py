@@ -203,7 +203,7 @@ def test_each_variant_gets_its_own_samples() -> None:
         "20 ms",
         at_least=1.2,
         at_most=1.8,
-        says="30 ms is 1.5x 20 ms",
+        says="30 ms takes 1.2x to 1.8x the time of 20 ms",
         tolerance=0.3,
     )
     assert made.holds and abs(made.control - 1) < 0.3
@@ -211,10 +211,10 @@ def test_each_variant_gets_its_own_samples() -> None:
 
 def test_a_claim_that_does_not_hold_fails() -> None:
     timings = bench.interleave({"10 ms": _sleeps(10), "20 ms": _sleeps(20)}, rounds=4, warmup=1)
-    made = timings.claim("20 ms", "10 ms", at_least=1.4, says="20 ms is slower")
+    made = timings.claim("20 ms", "10 ms", at_least=1.4, says="20 ms takes at least 1.4x")
     assert timings.claims == [made]
-    with pytest.raises(claims.ClaimFailed, match="'10 ms is slower' does not hold: 10 ms / 20 ms"):
-        timings.claim("10 ms", "20 ms", at_least=1.0, says="10 ms is slower")
+    with pytest.raises(claims.ClaimFailed, match="'10 ms takes at least 1x' does not hold: 10 ms"):
+        timings.claim("10 ms", "20 ms", at_least=1.0, says="10 ms takes at least 1x")
 
 
 def _timings(**medians: float) -> bench.Timings:
@@ -225,20 +225,24 @@ def _timings(**medians: float) -> bench.Timings:
 def test_a_noisy_control_makes_the_benchmark_unreliable() -> None:
     timings = _timings(a=1.0, b=2.0, **{"a (A/A)": 1.25})
     with pytest.raises(claims.UnreliableBenchmark, match="reads 1.250, not 1.0"):
-        timings.claim("b", "a", at_least=1.5, says="b is slower than a")
+        timings.claim("b", "a", at_least=1.5, says="b takes at least 1.5x the time of a")
 
 
 def test_timings_without_a_control_cannot_make_claims() -> None:
     with pytest.raises(claims.UnreliableBenchmark, match="expected one A/A control"):
-        _timings(a=1.0, b=2.0).claim("b", "a", at_least=1.5, says="b is slower than a")
+        _timings(a=1.0, b=2.0).claim(
+            "b", "a", at_least=1.5, says="b takes at least 1.5x the time of a"
+        )
 
 
 def test_claims_are_logged_for_the_bench_command(tmp_path, monkeypatch) -> None:
     log = tmp_path / "claims.jsonl"
     monkeypatch.setenv(claims.LOG_ENV, str(log))
-    _timings(a=1.0, b=2.0, **{"a (A/A)": 1.02}).claim("b", "a", at_least=1.5, says="b is slower")
+    _timings(a=1.0, b=2.0, **{"a (A/A)": 1.02}).claim(
+        "b", "a", at_least=1.5, says="b takes at least 1.5x"
+    )
     (entry,) = [json.loads(line) for line in log.read_text().splitlines()]
-    assert (entry["says"], entry["ratio"], entry["holds"]) == ("b is slower", 2.0, True)
+    assert (entry["says"], entry["ratio"], entry["holds"]) == ("b takes at least 1.5x", 2.0, True)
 
 
 def test_claims_on_cpu_time_read_the_cpu_samples() -> None:
@@ -249,7 +253,7 @@ def test_claims_on_cpu_time_read_the_cpu_samples() -> None:
     )
     on_cpu = timings.on_cpu()
     assert on_cpu.ratio("a", "b") == 2.0 and timings.ratio("a", "b") == 1 / 9
-    assert on_cpu.claim("a", "b", at_least=1.5, says="a uses more CPU").holds
+    assert on_cpu.claim("a", "b", at_least=1.5, says="a uses at least 1.5x the CPU").holds
 
 
 def test_a_timing_whose_control_is_off_is_timed_again(monkeypatch) -> None:
@@ -265,4 +269,17 @@ def test_a_timing_whose_control_is_off_is_timed_again(monkeypatch) -> None:
     monkeypatch.setattr(_timing, "_timed_rounds", fake_rounds)  # where interleave looks it up
     timings = bench.interleave({"a": lambda: 0, "b": lambda: 0}, warmup=0)
     assert timings.meta["attempts"] == 2 and timings.wall["a (A/A)"] == [1.0]
-    assert timings.claim("b", "a", at_least=1.5, says="b is slower").holds
+    assert timings.claim("b", "a", at_least=1.5, says="b takes at least 1.5x").holds
+
+
+def test_a_claim_must_state_its_interval_and_bound_something() -> None:
+    """The break that stayed green: an interval widened to nothing. Each bound must be
+    written in the sentence, and [0, inf] is refused."""
+    timings = _timings(a=1.0, b=2.0, **{"a (A/A)": 1.0})
+    with pytest.raises(ValueError, match="bounds nothing"):
+        timings.claim("b", "a", at_least=0, says="b takes at least 1.5x the time of a")
+    with pytest.raises(ValueError, match="does not state its bound 1.2"):
+        timings.claim("b", "a", at_least=1.2, says="b takes at least 1.5x the time of a")
+    with pytest.raises(ValueError, match="does not state its bound 3"):
+        timings.claim("b", "a", at_least=1.5, at_most=3, says="b takes at least 1.5x a")
+    assert timings.claim("b", "a", at_least=1.5, says="b takes at least 1.5x a").holds

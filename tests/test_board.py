@@ -91,3 +91,22 @@ def test_the_found_triggers_report_fixed_when_the_bug_is_avoided():
         ),
     ]
     assert [r.status for r in board.run_board(avoided)] == ["fixed", "fixed"]
+
+
+def test_the_board_fails_on_a_changed_row_and_names_it():
+    """The status page asserts its rows (``Board.check``), not only this test."""
+    trigger = board.BOARD[0]
+    era = ("era:optax-828", "still failing", "TypeError: ...")
+    same = board.Board([board.Row(trigger, trigger.recorded, "as recorded", era)], "jax 0.12")
+    assert same.check() is same
+    flipped = "silent" if trigger.recorded != "silent" else "fixed"
+    changed = board.Board([board.Row(trigger, flipped, "now different", era)], "jax 0.12")
+    with pytest.raises(
+        AssertionError, match=rf"(?s)board changed on jax 0\.12.*{trigger.key}: recorded"
+    ):
+        changed.check()
+    era_fixed = board.Board(
+        [board.Row(trigger, trigger.recorded, "x", ("era:optax-828", "fixed", "runs"))], "jax"
+    )
+    with pytest.raises(AssertionError, match="no longer fails in era:optax-828"):
+        era_fixed.check()

@@ -18,6 +18,7 @@ from __future__ import annotations
 import json
 import math
 import os
+import re
 from dataclasses import asdict, dataclass
 from typing import Protocol
 
@@ -31,9 +32,11 @@ __all__ = [
     "ClaimFailed",
     "UnreliableBenchmark",
     "check_control",
+    "check_interval",
     "claim",
     "claims_table",
     "control_ratio",
+    "stated_numbers",
 ]
 
 CONTROL_SUFFIX = " (A/A)"
@@ -159,6 +162,8 @@ def claim(
         The :class:`Claim`, whose ``ratio`` the page glues into its prose.
 
     Raises:
+        ValueError: the interval bounds nothing, or ``says`` does not state its bounds
+            (:func:`check_interval`).
         UnreliableBenchmark: the A/A control reads outside ``1.0 ± tolerance``.
         ClaimFailed: the ratio lies outside ``[at_least, at_most]``.
 
@@ -168,13 +173,14 @@ def claim(
         ...     def ratio(self, a, b):
         ...         seconds = {"a": 2.0, "a (A/A)": 2.02, "b": 1.0}
         ...         return seconds[a] / seconds[b]
-        >>> claim(T(), "a", "b", at_least=1.5, says="a is slower than b").ratio
+        >>> claim(T(), "a", "b", at_least=1.5, says="a takes at least 1.5x the time of b").ratio
         2.0
-        >>> claim(T(), "a", "b", at_most=1.5, says="a is not much slower than b")
+        >>> claim(T(), "a", "b", at_most=1.5, says="a takes at most 1.5x the time of b")
         Traceback (most recent call last):
             ...
-        casebook.bench.claims.ClaimFailed: 'a is not much slower than b' does not hold: a / b = 2.00, outside [0, 1.5]
+        casebook.bench.claims.ClaimFailed: 'a takes at most 1.5x the time of b' does not hold: a / b = 2.00, outside [0, 1.5]
     """
+    check_interval(at_least, at_most, says)
     control = check_control(timings, tolerance)
     ratio = timings.ratio(numerator, denominator)
     result = Claim(says, numerator, denominator, ratio, at_least, at_most, control)
@@ -185,6 +191,50 @@ def claim(
             f"outside {result.bounds().replace('∞', 'inf')}"
         )
     return result
+
+
+_NUMBER = re.compile(r"(?<![\w.])\d+(?:\.\d+)?")
+
+
+def stated_numbers(says: str) -> set[float]:
+    """The numbers a sentence states (``"0.9x to 1.5x"``: 0.9 and 1.5)."""
+    return {float(n) for n in _NUMBER.findall(says)}
+
+
+def check_interval(at_least: float, at_most: float, says: str) -> None:
+    """Refuse a claim whose interval the page does not state, or that bounds nothing.
+
+    A claim's interval is the page's sentence in numbers: each finite bound must be
+    written in ``says`` (``at_least=1.1`` with "at least 1.1x"), so widening the interval
+    in code without changing the sentence fails; and an interval of ``[0, inf]`` holds
+    for every outcome, so it asserts nothing and is refused.
+
+    Raises:
+        ValueError: the interval is ``[0, inf]`` (or inverted), or a bound is not in
+            ``says``.
+
+    Examples:
+        >>> check_interval(1.1, math.inf, "Fix B takes at least 1.1x the copy's time")
+        >>> check_interval(0.0, math.inf, "Fix B is slower than the copy")
+        Traceback (most recent call last):
+            ...
+        ValueError: the claim 'Fix B is slower than the copy' bounds nothing: [0, inf] holds for every ratio
+        >>> check_interval(1.0, math.inf, "Fix B takes at least 1.1x the copy's time")
+        Traceback (most recent call last):
+            ...
+        ValueError: the claim "Fix B takes at least 1.1x the copy's time" does not state its bound 1 (it states 1.1)
+    """
+    if at_least <= 0 and math.isinf(at_most):
+        raise ValueError(f"the claim {says!r} bounds nothing: [0, inf] holds for every ratio")
+    if at_least > at_most:
+        raise ValueError(f"the claim {says!r} has an empty interval [{at_least:g}, {at_most:g}]")
+    stated = stated_numbers(says)
+    for bound in (at_least, at_most):
+        if bound > 0 and not math.isinf(bound) and not any(math.isclose(bound, s) for s in stated):
+            shown = ", ".join(f"{s:g}" for s in sorted(stated)) or "no number"
+            raise ValueError(
+                f"the claim {says!r} does not state its bound {bound:g} (it states {shown})"
+            )
 
 
 LOG_ENV = "CASEBOOK_CLAIMS"

@@ -23,8 +23,9 @@ from dataclasses import dataclass
 from casebook import cases, releases
 from casebook.cases import Trigger
 from casebook.display import Cell, Table, TableDisplay
-from casebook.project import LIBRARIES
+from casebook.project import LIBRARIES, PACKAGES
 from casebook.releases import eras
+from casebook.tools import environment
 
 __all__ = ["BOARD", "Board", "Row", "run_board"]
 
@@ -111,6 +112,38 @@ class Board(list[Row], TableDisplay):
         """Rows whose status differs from the one recorded with the trigger."""
         return [r for r in self if r.changed]
 
+    def check(self) -> Board:
+        """Assert every row: its status is the one recorded with its trigger, and each
+        case's own trigger still fails in its era. A changed row fails the page with the
+        versions it ran on, and which of them differ from the lock's pins (the upstream
+        release that changed it); returns the board, so a cell can check and show it.
+
+        Raises:
+            ExpectationError: a row changed; the message lists each one.
+        """
+        problems = [
+            f"{r.trigger.key}: recorded {r.trigger.recorded!r}, now {r.status!r} ({r.detail})"
+            for r in self.changed
+        ]
+        problems += [
+            f"{r.trigger.key}: no longer fails in {r.era[0]} ({r.era[1]}: {r.era[2]})"
+            for r in self
+            if r.era is not None and r.era[1] != "still failing"
+        ]
+        if problems:
+            locked = environment.locked_versions(PACKAGES)
+            moved = [
+                f"{name} {locked[name]} -> {md.version(name)}"
+                for name in locked
+                if _installed(name) and md.version(name) != locked[name]
+            ]
+            why = ", ".join(moved) if moved else "none: the lock's own pins"
+            raise releases.ExpectationError(
+                f"the board changed on {self.versions} (releases that differ from the "
+                f"lock: {why}):\n  " + "\n  ".join(problems)
+            )
+        return self
+
     def table(self) -> Table:
         return Table(
             ("bug", "what", "status", "what the trigger did", "as the reporter saw it (era)"),
@@ -120,6 +153,14 @@ class Board(list[Row], TableDisplay):
 
     __str__ = TableDisplay.__str__
     __repr__ = list.__repr__
+
+
+def _installed(name: str) -> bool:
+    try:
+        md.version(name)
+    except md.PackageNotFoundError:
+        return False
+    return True
 
 
 def eras_of(triggers: Sequence[Trigger]) -> dict[str, str]:
