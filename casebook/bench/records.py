@@ -28,6 +28,7 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
+from casebook import storage
 from casebook.bench import Timings
 from casebook.bench.claims import CONTROL_SUFFIX
 from casebook.display import PlainText, Table, TableDisplay, format_number, pick_unit
@@ -102,10 +103,7 @@ def save(
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     data = Timings(timings.wall, timings.cpu, timings.faults, meta).to_dict()
-    tmp = path.with_suffix(".json.tmp")
-    tmp.write_text(json.dumps(data, indent=1, sort_keys=True) + "\n")
-    tmp.replace(path)
-    return path
+    return storage.write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
 def load(case: str, bench: str, *, store: Path | None = None) -> list[Timings]:

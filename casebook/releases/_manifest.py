@@ -25,6 +25,7 @@ import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
+from casebook import storage
 from casebook.project import ROOT
 from casebook.releases.errors import HashMismatch, ReleaseError, ReleaseNotCached, UnknownRelease
 
@@ -108,6 +109,22 @@ def unpacked_dir(rel: Release, cache: Path) -> Path:
 def _marker(rel: Release, cache: Path) -> Path:
     """The file that records the sha256 of the wheel an unpacked release came from."""
     return unpacked_dir(rel, cache) / ".casebook-sha256"
+
+
+def _unpack(rel: Release, wheel: Path, cache: Path) -> None:
+    """Unpack ``wheel`` into a scratch directory and rename it into place with its marker,
+    so a full disk or a kill mid-way leaves no half release in the cache."""
+    target = unpacked_dir(rel, cache)
+    target.parent.mkdir(parents=True, exist_ok=True)
+    scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
+    try:
+        with zipfile.ZipFile(wheel) as zf:
+            zf.extractall(scratch)
+        storage.write_text(scratch / _marker(rel, cache).name, rel.sha256)
+        shutil.rmtree(target, ignore_errors=True)
+        scratch.rename(target)
+    finally:
+        shutil.rmtree(scratch, ignore_errors=True)
 
 
 def is_unpacked(rel: Release, cache: Path) -> bool:
@@ -240,11 +257,7 @@ def fetch(
                     f"{wheel.name}: sha256 {got} but the manifest says {rel.sha256}. "
                     f"Delete the file and run `{SETUP_COMMAND}` again."
                 )
-            target = unpacked_dir(rel, cache)
-            shutil.rmtree(target, ignore_errors=True)
-            with zipfile.ZipFile(wheel) as zf:
-                zf.extractall(target)
-            _marker(rel, cache).write_text(rel.sha256)
+            _unpack(rel, wheel, cache)
         out.append(unpacked_dir(rel, cache))
     log(f"casebook: {len(out)} release(s) ready in {cache}")
     return out

@@ -39,6 +39,7 @@ import tomllib
 from collections.abc import Callable, Mapping
 from pathlib import Path
 
+from casebook import storage
 from casebook.project import PACKAGE
 from casebook.releases._manifest import cache_dir
 from casebook.releases.errors import (
@@ -276,13 +277,13 @@ def ensure(
         log(f"casebook: building the era {era} with Python {era.python}")
         try:
             _build(era, base, scratch)
-            (scratch / _STAMP).write_text(era.digest)
+            storage.write_text(scratch / _STAMP, era.digest)
             shutil.rmtree(final, ignore_errors=True)
             scratch.rename(final)
             failed.unlink(missing_ok=True)
         except (ReleaseError, OSError, subprocess.SubprocessError) as error:
             final.parent.mkdir(parents=True, exist_ok=True)
-            _write_atomically(failed, f"{era.digest}\n{type(error).__name__}: {error}")
+            storage.write_text(failed, f"{era.digest}\n{type(error).__name__}: {error}")
             raise
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -306,13 +307,6 @@ def _alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def _write_atomically(path: Path, text: str) -> None:
-    """Write ``path`` whole or not at all (a temporary file, then a rename)."""
-    fresh = path.with_name(f".{path.name}.{os.getpid()}")
-    fresh.write_text(text)
-    os.replace(fresh, path)
 
 
 def ensure_all(

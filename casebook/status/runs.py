@@ -22,6 +22,7 @@ import time
 from dataclasses import dataclass
 from pathlib import Path
 
+from casebook import storage
 from casebook.bench import records
 from casebook.display import Table, TableDisplay
 from casebook.project import LIBRARIES, ROOT
@@ -89,8 +90,7 @@ def save(record: dict, store: Path = STORE) -> Path:
         old = json.loads(path.read_text())
         if all(old.get(k) == record[k] for k in ("date", "python", "versions")):
             record = {**record, "pages": {**old["pages"], **record["pages"]}}
-    path.write_text(json.dumps(record, indent=1, sort_keys=True) + "\n")
-    return path
+    return storage.write_text(path, json.dumps(record, indent=1, sort_keys=True) + "\n")
 
 
 def load(store: Path = STORE) -> list[dict]:

@@ -1,0 +1,44 @@
+"""Writing the book's own files whole or not at all.
+
+A record, a stamp or a cache entry that a killed process or a full disk leaves half
+written is worse than none: the next run would trust it. Everything the book stores goes
+through :func:`write_text` (a file) or is built in a scratch directory and renamed into
+place (a directory; see :mod:`casebook.releases._manifest` and
+:mod:`casebook.releases.eras`), so a fault leaves the old file, or nothing, behind.
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import tempfile
+from pathlib import Path
+
+__all__ = ["write_text"]
+
+
+def write_text(path: Path, text: str) -> Path:
+    """Write ``text`` to ``path`` atomically: into a temporary file beside it, flushed to
+    disk, then renamed over it. On any error (``ENOSPC``, say) the temporary file is
+    removed, ``path`` keeps its old content (or stays absent) and the error propagates.
+
+    Examples:
+        >>> import tempfile, pathlib
+        >>> target = pathlib.Path(tempfile.mkdtemp()) / "record.json"
+        >>> write_text(target, "{}\\n").read_text()
+        '{}\\n'
+    """
+    path = Path(path)
+    fd, scratch = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
+    try:
+        with os.fdopen(fd, "w") as f:
+            f.write(text)
+            f.flush()
+            os.fsync(f.fileno())
+        os.replace(scratch, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(scratch)
+        raise
+    return path
