@@ -47,8 +47,8 @@ class Timings(TableDisplay):
         ... })
         >>> round(t.ratio("fix A", "fix B"), 2)
         1.95
-        >>> print(t.claim("fix A", "fix B", at_least=1.5, says="fix A is slower than fix B"))
-        fix A is slower than fix B: fix A / fix B = 1.95 in [1.5, ∞] (holds; A/A 1.000)
+        >>> print(t.claim("fix A", "fix B", at_least=1.5, says="fix A takes at least 1.5x fix B"))
+        fix A takes at least 1.5x fix B: fix A / fix B = 1.95 in [1.5, ∞] (holds; A/A 1.000)
     """
 
     wall: dict[str, list[float]]
