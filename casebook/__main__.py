@@ -17,6 +17,9 @@
   check-corpus [...] run check_optimizer over the corpus of real set-ups (see --help)
   bench [--suite]    time the book itself: release-run overhead, each page (twice), the
                      spread of every benchmark claim, and (--suite) the test command
+  profile [PAGE ...] run each page once, cell by cell, and print where its time goes (kernel
+                     start, imports, era runs, release runs, benchmarks, traces) and the
+                     slowest cells
   new KEY ...        scaffold a case folder (``new-case`` is the same; see CONTRIBUTING.md)
 
 ``--gpu`` (with setup, book, test, device) uses the CUDA 13 lock, requirements-gpu.txt.
@@ -67,6 +70,7 @@ COMMANDS: dict[str, Command] = {
     "colab-sim": _here("casebook.tools.colabsim", "main"),
     "sync": _in_venv("casebook.tools.pairs"),
     "bench": _in_venv("casebook.status.selfbench"),
+    "profile": _in_venv("casebook.status.profile"),
     "check-corpus": _in_venv("casebook.corpus"),
     "new": _here("casebook.cases._scaffold", "main"),
     "new-case": _here("casebook.cases._scaffold", "main"),

@@ -71,6 +71,19 @@ def enabled() -> bool:
     return os.environ.get("CASEBOOK_COLD_RUNS", "") not in ("1", "true", "yes")
 
 
+POOL_LOG_ENV = "CASEBOOK_POOL_LOG"
+"""When set, names a file that gets one JSON line per server start (``python``,
+``preload``, ``seconds``): how the profile command tells server starts from warm runs."""
+
+
+def _log_start(server: Server, seconds: float) -> None:
+    path = os.environ.get(POOL_LOG_ENV)
+    if path:
+        entry = {"python": server.python, "preload": list(server.preload), "seconds": seconds}
+        with open(path, "a") as f:
+            f.write(json.dumps(entry) + "\n")
+
+
 def _prefix() -> str:
     """A socket directory's prefix: ``cb-<this process's pid>-``, so a sweep can tell
     whose it is."""
@@ -114,7 +127,9 @@ class Server:
         return str(self.directory / "s")
 
     def start(self) -> Server:
-        """Start the process and wait for ``ready``; :class:`RunCrashed` if it dies."""
+        """Start the process and wait for ``ready``; :class:`RunCrashed` if it dies. The
+        seconds it took are logged where ``CASEBOOK_POOL_LOG`` says (the profile command)."""
+        t0 = time.perf_counter()
         log = open(self.directory / "server.log", "w")  # noqa: SIM115 - owned by the process
         self.process = subprocess.Popen(
             [self.python, "-m", SERVER_MODULE, self.socket_path, ",".join(self.preload)],
@@ -135,6 +150,7 @@ class Server:
                 f"the warm server ({', '.join(self.preload) or 'no preloads'}) did not start "
                 f"(exit code {self.process.returncode}).\n--- stderr (tail) ---\n{tail}"
             )
+        _log_start(self, time.perf_counter() - t0)
         return self
 
     def alive(self) -> bool:

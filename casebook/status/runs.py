@@ -61,6 +61,29 @@ def run_page(
     return proc.returncode == 0, round(time.perf_counter() - t0, 1), proc.stdout[-3000:]
 
 
+def _git(*args: str) -> str:
+    """A git command's output in the checkout, or "" where there is no git history (an
+    installed package, Colab)."""
+    try:
+        proc = subprocess.run(["git", *args], cwd=ROOT, capture_output=True, text=True, timeout=30)
+    except (OSError, subprocess.SubprocessError):
+        return ""
+    return proc.stdout.strip() if proc.returncode == 0 else ""
+
+
+def page_commit(page: str) -> str:
+    """The last commit that changed ``page`` (short hash), "" without git history."""
+    return _git("log", "-1", "--format=%h", "--", page)
+
+
+def page_changed_after(page: str, date: str) -> bool | None:
+    """Whether a commit after the end of ``date`` (YYYY-MM-DD) changed ``page``; None
+    without git history."""
+    if not _git("rev-parse", "--git-dir"):
+        return None
+    return bool(_git("log", "-1", "--format=%h", f"--after={date}T23:59:59", "--", page))
+
+
 def run_pages(paths: list[str], *, timeout: int = 900) -> dict:
     """Run each page with ``pytest --nbmake`` and return the record of this machine."""
     from casebook.bench import device_label
@@ -68,7 +91,7 @@ def run_pages(paths: list[str], *, timeout: int = 900) -> dict:
     outcomes = {}
     for page in pages(paths):
         passed, seconds, tail = run_page(page, timeout=timeout)
-        outcomes[page] = {"passed": passed, "seconds": seconds}
+        outcomes[page] = {"passed": passed, "seconds": seconds, "commit": page_commit(page)}
         print(f"{'PASS' if passed else 'FAIL'} {page} ({seconds} s)", flush=True)
         if not passed:
             print(tail, flush=True)
@@ -77,6 +100,7 @@ def run_pages(paths: list[str], *, timeout: int = 900) -> dict:
         "date": datetime.date.today().isoformat(),
         "python": platform.python_version(),
         "versions": records.versions(),
+        "commit": _git("rev-parse", "--short", "HEAD"),
         "pages": outcomes,
     }
 
@@ -103,6 +127,35 @@ class RunsTable(TableDisplay):
 
     runs: list[dict]
 
+    def changed_since(self, run: dict) -> list[str]:
+        """The pages of ``run`` that changed after it: their last commit differs from the
+        one the run recorded, or (an older record without commits) a commit after the
+        run's date changed them. Empty without git history."""
+        out = []
+        for page, got in run["pages"].items():
+            if got.get("commit"):
+                if page_commit(page) not in ("", got["commit"]):
+                    out.append(page)
+            elif page_changed_after(page, run["date"]):
+                out.append(page)
+        return out
+
+    def freshness(self) -> str:
+        """One line per machine: when it last ran the pages, at which commit, and which
+        pages changed since (so a reader knows which results predate the page)."""
+        lines = []
+        for run in self.runs:
+            commit = run.get("commit") or "commit not recorded"
+            changed = self.changed_since(run)
+            since = (
+                f"{len(changed)} of {len(run['pages'])} pages changed since: "
+                + ", ".join(Path(p).stem for p in changed)
+                if changed
+                else "no page changed since"
+            )
+            lines.append(f"{run['device']}: last run {run['date']} ({commit}); {since}")
+        return "\n".join(lines)
+
     def table(self) -> Table:
         pages = sorted(
             {p for run in self.runs for p in run["pages"]},
@@ -126,18 +179,21 @@ class RunsTable(TableDisplay):
                 run["python"],
                 *(run["versions"].get(n, "-") for n in LIBRARIES),
             ]
+            changed = set(self.changed_since(run))
             for page in pages:
                 got = run["pages"].get(page)
+                mark = " *" if page in changed else ""
                 cells.append(
                     "-"
                     if got is None
-                    else f"{'pass' if got['passed'] else 'FAIL'} ({got['seconds']:.0f} s)"
+                    else f"{'pass' if got['passed'] else 'FAIL'} ({got['seconds']:.0f} s){mark}"
                 )
             rows.append(cells)
         return Table(
             tuple(head),
             tuple(tuple(r) for r in rows),
-            caption="Stored runs of every executed page (pytest --nbmake)",
+            caption="Stored runs of every executed page (pytest --nbmake); * marks a page "
+            "changed since that run",
         )
 
 
