@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+
 import equinox as eqx
 import jax
 import jax.numpy as jnp
@@ -9,7 +11,13 @@ import optax
 import pytest
 from jax.lax import cond as imported_cond
 
-from casebook.check import MAX_STEPS, CheckReport, OptimizerCheckError, check_optimizer
+from casebook.check import (
+    MAX_EXPLICIT_STEPS,
+    MAX_STEPS,
+    CheckReport,
+    OptimizerCheckError,
+    check_optimizer,
+)
 
 PARAMS = {"w": jnp.ones((3, 2)), "b": jnp.zeros(2)}
 
@@ -422,3 +430,155 @@ def test_a_transformation_class_is_a_clear_type_error():
 def test_int_only_params_with_default_grads_are_a_clear_value_error():
     with pytest.raises(ValueError, match="no floating-point array leaf"):
         check_optimizer(optax.adam(1e-3), {"n": jnp.arange(3)})
+
+
+# ------------------------------------- any input: a report, or an error that says the fix
+
+
+@pytest.mark.parametrize("params", [None, {}, [], ()])
+def test_an_empty_tree_is_checked_with_a_note(params):
+    clip = optax.inject_hyperparams(optax.clip_by_global_norm)(max_norm=1.0)
+    for opt in (clip, optax.chain(clip, optax.adam(1e-3))):
+        report = check_optimizer(opt, params)
+        assert report.ok and "an empty tree" in report[-1].what, str(report)
+    assert check_optimizer(optax.adam(1e-3), params, params).ok
+
+
+def test_empty_grads_for_params_with_leaves_say_what_to_pass():
+    with pytest.raises(ValueError, match=r"grads do not match params.*or grads=None for zeros"):
+        check_optimizer(optax.adam(1e-3), PARAMS, grads={})
+
+
+@pytest.mark.parametrize(
+    "kwargs, error, match",
+    [
+        (dict(grads_dtype=jnp.int32), TypeError, "grads_dtype=int32 is not a floating-point"),
+        (dict(grads_dtype="f32"), TypeError, r"grads_dtype='f32' is not a dtype.*jnp\.float32"),
+        (dict(grads_dtype=jnp.ones(2)), TypeError, "grads_dtype must be a dtype, got an array"),
+        (dict(grads_dtype=jnp.float64), ValueError, "grads_dtype=float64 needs 64-bit types"),
+        (dict(grads=PARAMS, grads_dtype="bfloat16"), ValueError, "grads and grads_dtype were"),
+        (dict(steps=10**6), ValueError, r"steps=1000000 is more than MAX_EXPLICIT_STEPS \(64\)"),
+        (dict(steps=0), ValueError, "steps must be at least 1"),
+        (dict(steps=2.0), TypeError, "steps must be an int"),
+        (dict(strict="yes"), TypeError, "strict must be True"),
+        (dict(update_kwargs={1: 2}), TypeError, r"update_kwargs must be a mapping.*\(str keys\)"),
+    ],
+)
+def test_bad_arguments_name_the_argument_and_the_fix(kwargs, error, match):
+    with pytest.raises(error, match=f"^check_optimizer: .*{match}"):
+        check_optimizer(optax.adam(1e-3), PARAMS, **kwargs)
+
+
+def test_good_grads_dtypes_are_taken_by_name_or_type():
+    for dtype in (jnp.float32, "float32", jnp.bfloat16, "bfloat16", jnp.float16):
+        assert check_optimizer(optax.sgd(0.1), PARAMS, grads_dtype=dtype).ok
+    with jax.enable_x64(True):
+        assert check_optimizer(optax.sgd(0.1), PARAMS, grads_dtype=jnp.float64).ok
+
+
+def test_explicit_steps_up_to_the_cap_are_traced():
+    assert check_optimizer(LATE, PARAMS, steps=MAX_EXPLICIT_STEPS).steps == MAX_EXPLICIT_STEPS
+
+
+@pytest.mark.parametrize(
+    "params, found",
+    [
+        ({"name": "abc"}, "found params['name'] = str 'abc'"),
+        ({"n": jnp.arange(3), "f": jax.nn.relu}, "params['f'] = custom_jvp"),
+        ({"n": jnp.arange(3)}, "found params['n'] = i32[3]"),
+    ],
+)
+def test_params_without_a_float_leaf_list_what_was_found(params, found):
+    with pytest.raises(ValueError, match="no floating-point array leaf") as raised:
+        check_optimizer(optax.adam(1e-3), params)
+    assert found in str(raised.value) and "grads= as your code computes them" in str(raised.value)
+    grads = jax.tree.map(lambda _: None, params)
+    assert isinstance(check_optimizer(optax.sgd(0.1), params, grads), CheckReport)
+
+
+def test_a_string_next_to_the_arrays_is_named_with_the_fix():
+    (error,) = check_optimizer(optax.adam(1e-3), {"name": "mlp", "w": jnp.ones(2)}).errors
+    assert error.where == "params['name'] = str 'mlp'" and "eqx.is_inexact_array" in error.why
+
+
+@dataclasses.dataclass(frozen=True)
+class FixedMask:
+    w: bool = True
+    b: bool = False
+
+    def __call__(self, params):
+        return {"w": self.w, "b": self.b}
+
+
+def _runs(opt, params, grads=None, steps=2):
+    """Whether the optimizer really runs: init, then jitted updates."""
+    grads = jax.tree.map(jnp.ones_like, params) if grads is None else grads
+    state, update = opt.init(params), jax.jit(opt.update)
+    for _ in range(steps):
+        _, state = update(grads, state, params)
+    return True
+
+
+@pytest.mark.parametrize(
+    "make",
+    [
+        lambda m: optax.adamw(1e-3, mask=m),
+        lambda m: optax.masked(optax.adam(1e-3), m),
+        lambda m: optax.add_decayed_weights(0.1, mask=m),
+        lambda m: optax.inject_hyperparams(optax.adamw)(1e-3, mask=m),
+        lambda m: optax.inject_hyperparams(optax.add_decayed_weights)(0.1, mask=m),
+        lambda m: optax.inject_hyperparams(optax.adamw, static_args="mask")(1e-3, mask=m),
+    ],
+)
+def test_a_dataclass_mask_that_returns_a_fixed_tree_works_and_is_not_flagged(make):
+    opt = make(FixedMask())
+    assert _runs(opt, PARAMS)
+    report = check_optimizer(opt, PARAMS)
+    assert report.ok, str(report)
+    notes = [f.what for f in report if f.family == "callable hyperparameter"]
+    assert all("returns the same tree" in n for n in notes)
+
+
+class ModuleLabels(eqx.Module):
+    w: str
+    b: str
+
+    def __call__(self, params):
+        return {"w": self.w, "b": self.b}
+
+
+def test_a_callable_label_tree_that_returns_labels_is_not_flagged():
+    opt = optax.multi_transform(
+        {"a": optax.adam(1e-3), "s": optax.sgd(1e-3)}, ModuleLabels("a", "s")
+    )
+    assert _runs(opt, PARAMS) and check_optimizer(opt, PARAMS).ok
+
+
+def test_mixed_precision_grads_are_checked_as_given_with_a_note():
+    bf16 = jax.tree.map(lambda x: x.astype(jnp.bfloat16), PARAMS)
+    report = check_optimizer(optax.adam(1e-3), PARAMS, bf16)
+    assert report.ok and "mixed precision: bfloat16 grads for float32 params (2 leaves)" in str(
+        report
+    )
+    # a bf16 compute copy given to update, the float32 master weights to init
+    assert check_optimizer(optax.adam(1e-3), bf16, bf16, init_params=PARAMS).ok
+    # inject_hyperparams casts max_norm to the params' float32, clip's select then refuses
+    clip = optax.inject_hyperparams(optax.clip_by_global_norm)(max_norm=1.0)
+    (error,) = check_optimizer(clip, PARAMS, bf16).errors
+    assert "lax.select requires arguments to have the same dtypes" in error.what
+    with pytest.raises(TypeError, match="lax.select requires"):
+        _runs(clip, PARAMS, bf16)
+
+
+def _sign(updates, state):  # an update that takes no params argument
+    return jax.tree.map(jnp.sign, updates), state
+
+
+def test_an_update_without_a_params_argument_is_checked_without_params():
+    opt = optax.GradientTransformation(optax.init_empty_state, _sign)
+    for how in (True, "both", False, None):
+        report = check_optimizer(opt, PARAMS, update_params=how)
+        assert report.ok, str(report)
+    assert "update takes no params argument" in str(check_optimizer(opt, PARAMS))
+    counter = _counter(lambda g, s, p=None: (g, {"c": s["c"] + (1 if p is not None else 1.5)}))
+    assert len(check_optimizer(counter, PARAMS, update_params=None).errors) == 1

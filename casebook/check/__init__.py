@@ -19,6 +19,10 @@ It looks for the three families of bugs in the book:
    dimension numbers, or a callable that returns something other than a number), and
    ``param_labels`` of ``multi_transform``/``partition`` that is a callable pytree.
 
+Every argument is checked first: one of the wrong kind is a ``TypeError`` or
+``ValueError`` that names the argument and what to pass instead, never an error from
+deep inside JAX or NumPy (``tests/test_check_properties.py`` tries generated set-ups).
+
 The result is a :class:`CheckReport`: a list of :class:`Finding`, readable as text and
 as an HTML table, with :meth:`CheckReport.raise_if_problems`.  Failures inside the
 user's code become findings with the exception's type and first line, not tracebacks.
@@ -30,14 +34,18 @@ changed) on its own; everything public is imported here:
 
 * ``_check``: :func:`check_optimizer`, which puts the parts together, and the last pass
   over the report;
-* ``_inputs``: the arguments, validated, the default grads filled in, and the notes on
-  what the check assumed;
+* ``_options``: the options (steps, grads_dtype, update_params, ...), validated, and
+  whether ``update`` takes params at all;
+* ``_inputs``: the trees (params, grads, init_params), validated, the default grads
+  filled in, and the notes on what the check assumed (an empty tree, mixed precision,
+  an ``update`` without params);
 * ``_trees``: pytree helpers (array leaves made abstract, the rest kept) and
   :func:`default_grads`;
 * ``_run``: the abstract ``init`` and ``update`` steps, failures turned into findings,
-  and :data:`MAX_STEPS`;
+  :data:`MAX_STEPS` and :data:`MAX_EXPLICIT_STEPS`;
 * the families: ``_drift`` (state drift across steps) and ``_branches`` (``lax.cond``
-  branches) for family 1, ``_leaves`` for family 2, ``_callables`` for family 3;
+  branches) for family 1, ``_leaves`` for family 2, ``_callables`` (and ``_calls``,
+  which calls a mask or labels as optax does) for family 3;
 * ``_report``: :class:`Finding`, :class:`CheckReport` and :class:`OptimizerCheckError`.
 
 Examples:
@@ -49,10 +57,11 @@ Examples:
 
 from casebook.check._check import UpdateParams, check_optimizer
 from casebook.check._report import CheckReport, Finding, OptimizerCheckError, Severity
-from casebook.check._run import MAX_STEPS
+from casebook.check._run import MAX_EXPLICIT_STEPS, MAX_STEPS
 from casebook.check._trees import default_grads
 
 __all__ = [
+    "MAX_EXPLICIT_STEPS",
     "MAX_STEPS",
     "CheckReport",
     "Finding",

@@ -12,7 +12,11 @@ The callables are judged by behaviour, not by their type: each one under
 as optax will call it.  A numeric scalar is a schedule, whatever the callable is (a
 function, an Equinox module, a ``jax.tree_util.Partial``), and is fine.  A tree, a bool,
 a string or ``None`` is not a schedule's number, and a hyperparameter that takes a tree of
-params or labels (a mask, labels, dimension numbers) is never a schedule.
+params or labels (a mask, labels, dimension numbers) is never a schedule, unless it
+returns the same tree of Python values for the step count as for the params (a frozen
+dataclass whose ``__call__`` returns a fixed mask): optax then gets the tree it would
+have got, which is only a note.  A callable pytree given as ``param_labels`` is called
+with the params too, and is fine when it returns labels.
 """
 
 from __future__ import annotations
@@ -27,7 +31,9 @@ import jax.numpy as jnp
 import numpy as np
 
 from casebook import trace
+from casebook.check._calls import fixed_tree, labels_work
 from casebook.check._report import Finding, first_line
+from casebook.check._trees import Split
 
 __all__ = ["callable_findings", "is_tree_hyperparameter", "walk_transforms"]
 
@@ -147,12 +153,21 @@ def _what_it_returns(fn: Any) -> tuple[str | None, str]:
     return "returns a tree where a schedule's number is expected", got
 
 
-def _schedule_finding(name: str, fn: Any) -> Finding | None:
+def _schedule_finding(name: str, fn: Any, params: Split | None = None) -> Finding | None:
     """The finding for hyperparameter ``name`` of ``inject_hyperparams``, or None."""
     label = f"inject_hyperparams({name}=...)"
     fix = f'pass static_args="{name}" (optax>=0.2.4) so optax uses it as it is'
     if is_tree_hyperparameter(name):
         problem, got = _what_it_returns(fn)
+        if fixed_tree(fn, params):
+            return Finding(
+                "callable hyperparameter",
+                "note",
+                label,
+                f"inject_hyperparams calls this {name} with the step count, not with "
+                f"params, and it returns the same tree ({got}) either way, so it works",
+                fix,
+            )
         outcome = (
             f"fails there: {got}"
             if problem and problem.startswith("fails")
@@ -202,16 +217,20 @@ def _labels_finding(where: str, value: Any) -> Finding:
     )
 
 
-def callable_findings(optimizer: Any) -> list[Finding]:
+def callable_findings(optimizer: Any, params: Split | None = None) -> list[Finding]:
     """Family 3: the callables that optax will call although they are data.
 
     Args:
         optimizer: the optax ``GradientTransformation`` under check.
+        params: what ``init`` gets, split; a mask or labels callable is called with it to
+            see whether it works where optax calls it.
 
     Returns:
         One error per hyperparameter of ``inject_hyperparams`` that is not a schedule
-        of the step count, and per ``param_labels`` of ``multi_transform``/``partition``
-        that is a callable pytree.
+        of the step count (a note for a mask that returns the same tree for the step
+        count as for the params), and per ``param_labels`` of
+        ``multi_transform``/``partition`` that is a callable pytree and does not return
+        labels for the params.
     """
     findings: list[Finding] = []
     reported: set[int] = set()
@@ -222,11 +241,12 @@ def callable_findings(optimizer: Any) -> list[Finding]:
                 fn = getattr(wrapped, "schedule_fn", wrapped)
                 if id(fn) not in reported:
                     reported.add(id(fn))
-                    finding = _schedule_finding(name, fn)
+                    finding = _schedule_finding(name, fn, params)
                     if finding is not None:
                         findings.append(finding)
         labels = cells.get("param_labels")
         if labels is not None and _is_callable_data(labels) and id(labels) not in reported:
             reported.add(id(labels))
-            findings.append(_labels_finding(where, labels))
+            if not labels_work(labels, params):
+                findings.append(_labels_finding(where, labels))
     return findings

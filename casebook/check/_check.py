@@ -1,8 +1,9 @@
 """The check itself: :func:`check_optimizer`, which puts the parts of the package together.
 
-It validates the arguments (:mod:`casebook.check._inputs`), looks for callable data among
-the hyperparameters (:mod:`casebook.check._callables`), traces ``init`` and each way of
-calling ``update`` (:mod:`casebook.check._run`, which hands the states to the families),
+It validates the arguments (:mod:`casebook.check._options`, :mod:`casebook.check._inputs`),
+looks for callable data among the hyperparameters (:mod:`casebook.check._callables`),
+traces ``init`` and each way of calling ``update`` (:mod:`casebook.check._run`, which
+hands the states to the families),
 asks :mod:`casebook.check._leaves` whether an ``update`` that fails at once fails on
 state that ``init`` built for leaves without grads, and tidies the report.  Public
 through :mod:`casebook.check`.
@@ -15,15 +16,16 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from casebook.check._callables import callable_findings
-from casebook.check._inputs import checked_grads, checked_init_params, input_notes, validate
+from casebook.check._inputs import checked_grads, checked_init_params, input_notes
 from casebook.check._leaves import gradless_init
+from casebook.check._options import checked_dtype, update_takes_params, validate
 from casebook.check._report import CheckReport
 from casebook.check._run import Run, init_state
 from casebook.check._trees import Split
 
 __all__ = ["UpdateParams", "check_optimizer"]
 
-UpdateParams = bool | Literal["both"]
+UpdateParams = bool | Literal["both"] | None
 
 
 def check_optimizer(
@@ -44,13 +46,20 @@ def check_optimizer(
         optimizer: an optax ``GradientTransformation`` (an instance, not a class).
         params: what your code passes to ``update``; may be a whole model (an Equinox
             module with functions in it, say): the check tells you whether optax touches
-            its non-array leaves.
+            its non-array leaves.  An empty tree (``None``, ``{}``) is checked too, with
+            a note: only the state that does not depend on the params (step counts,
+            injected hyperparameters) can be seen then.
         grads: what your code passes as the updates.  Defaults to zeros like the
             floating-point array leaves of ``params`` (of ``params.fast`` for
             ``optax.LookaheadParams``) and ``None`` at every other leaf, as
-            ``eqx.filter_grad`` gives.  ``None`` may stand in for any subtree.
-        steps: how many ``update`` steps to trace; ``None`` (the default) steps until
-            the state's types stop changing (at most ``MAX_STEPS``).
+            ``eqx.filter_grad`` gives.  ``None`` may stand in for any subtree.  Given
+            grads keep their dtypes: bf16 grads of a bf16 compute copy with float32
+            ``params`` (the master weights) is how to check mixed precision (a note says
+            so); pass the copy as ``params`` and the master weights as ``init_params``
+            if your ``update`` gets the copy.
+        steps: how many ``update`` steps to trace, 1 to :data:`MAX_EXPLICIT_STEPS`;
+            ``None`` (the default) steps until the state's types stop changing (at most
+            :data:`MAX_STEPS`).
         update_kwargs: passed to every ``update`` call (``value=``, ``grad=``,
             ``value_fn=`` for ``optax.lbfgs``).
         init_params: what your code passes to ``init`` when that differs from
@@ -58,22 +67,30 @@ def check_optimizer(
         strict: raise :class:`OptimizerCheckError` instead of returning a report with
             errors.
         update_params: how your code calls ``update``: ``True`` with params,
-            ``False`` as ``update(grads, state)``, ``"both"`` to check both ways (a
-            failure without params is then only a note, since many transformations
-            need them).
-        grads_dtype: the dtype of the default grads (e.g. ``jnp.float32`` for bf16
-            params with f32 grads); defaults to each leaf's own dtype.
+            ``False`` (or ``None``) as ``update(grads, state)``, ``"both"`` to check
+            both ways (a failure without params is then only a note, since many
+            transformations need them).  An ``update`` whose signature takes no params
+            argument is checked as ``update(grads, state)`` whatever this says, with a
+            note.
+        grads_dtype: the floating-point dtype of the default grads (e.g.
+            ``jnp.float32`` for bf16 params with f32 grads, or ``"bfloat16"``); defaults
+            to each leaf's own dtype.  Only without ``grads``.
 
     Returns:
         The findings, as a :class:`CheckReport`.  The check runs under the current JAX
         configuration, so enable x64 first if your program does.
 
     Raises:
-        TypeError: ``optimizer`` is not a ``GradientTransformation`` (or is a class),
-            ``steps`` is not an int, or ``update_kwargs`` is not a mapping.
-        ValueError: ``grads`` or ``init_params`` do not fit ``params``, ``params``
-            have no floating-point leaf to default the grads from, ``steps`` < 1 or
-            ``update_params`` is not one of its values.
+        TypeError: ``optimizer`` is not a ``GradientTransformation`` (or is a class);
+            ``steps`` is not an int; ``update_kwargs`` is not a mapping with str keys;
+            ``strict`` is not a bool; ``grads_dtype`` is not a dtype (``"f32"``, an
+            array) or not a floating-point one (``jnp.int32``).
+        ValueError: ``grads`` or ``init_params`` do not fit ``params``; ``params`` have
+            leaves but no floating-point one to default the grads from (the message
+            lists the leaves found); ``steps`` is < 1 or > :data:`MAX_EXPLICIT_STEPS`;
+            ``update_params`` is not one of its values; both ``grads`` and
+            ``grads_dtype`` are given; ``grads_dtype`` is a 64-bit type with x64 off.
+            Every message names the argument and what to pass instead.
         OptimizerCheckError: with ``strict=True``, when the report has an error.
 
     Examples:
@@ -103,18 +120,23 @@ def check_optimizer(
         casebook.check._report.OptimizerCheckError: check_optimizer: init and 1 update step(s) traced; 1 error(s), 0 warning(s)
           ERROR   state drift: state.measurements: step 1: structure {} -> {'n': *} (...)
     """
-    validate(optimizer, steps, update_kwargs, update_params)
+    how = validate(optimizer, steps, update_kwargs, update_params, strict)
+    dtype = checked_dtype(grads, grads_dtype)
     p = Split.of(params)
-    grads_abs = checked_grads(params, grads, grads_dtype)
+    grads_abs = checked_grads(params, grads, dtype)
     q = checked_init_params(p, params, init_params)
+    kwargs = dict(update_kwargs or {})
+    no_params_argument = how is not False and not update_takes_params(optimizer, kwargs)
+    ways: tuple[bool, ...] = (False,) if no_params_argument or how is False else (True,)
+    if how == "both" and not no_params_argument:
+        ways = (True, False)
     report = CheckReport(steps=0)
-    report.extend(callable_findings(optimizer))
-    report.extend(input_notes(p, params, grads is not None, grads_dtype))
+    report.extend(callable_findings(optimizer, q))
+    report.extend(input_notes(p, params, grads, dtype, no_params_argument))
     state = init_state(optimizer, q, report)
     if state is None:
         return _finish(report, strict)
-    kwargs = dict(update_kwargs or {})
-    for with_params in (True, False) if update_params == "both" else (bool(update_params),):
+    for with_params in ways:
         run = Run(
             optimizer,
             p,
@@ -122,7 +144,7 @@ def check_optimizer(
             kwargs,
             with_params,
             report,
-            optional=update_params == "both" and not with_params,
+            optional=len(ways) == 2 and not with_params,
         )
         report.steps = max(report.steps, run.run(state, steps))
         if run.failed is not None:

@@ -23,9 +23,18 @@ from casebook.check._leaves import non_array_finding
 from casebook.check._report import CheckReport, Finding, first_line
 from casebook.check._trees import Split
 
-__all__ = ["MAX_STEPS", "Run", "init_state"]
+__all__ = ["MAX_EXPLICIT_STEPS", "MAX_STEPS", "Run", "init_state"]
 
 MAX_STEPS = 16  # steps=None stops here if the state's types never settle
+
+# The most steps an explicit ``steps=`` may ask for.  Each step is one more abstract trace
+# (milliseconds for a small optax chain, a second or more for a model of many leaves), and
+# the types after a step depend only on the types before it, so once a step keeps them
+# every later step does too: more steps can only find a change that Python-side state in
+# ``update`` makes (a counter in a closure).  64 is four times MAX_STEPS, longer than any
+# drift the book or the corpus shows (step 3 at the latest), and keeps the worst case to
+# seconds; ``steps=10**6`` would trace for over an hour.
+MAX_EXPLICIT_STEPS = 64
 
 
 def init_state(optimizer: Any, q: Split, report: CheckReport) -> Any | None:

@@ -30,6 +30,8 @@ __all__ = [
     "grads_mismatch",
     "grads_none_mask",
     "is_inexact",
+    "leaves_found",
+    "traceable",
 ]
 
 _ARRAYS = (jax.Array, jax.ShapeDtypeStruct, np.ndarray, np.generic)
@@ -45,9 +47,22 @@ def _abstract(x: Any, dtype: Any = None) -> jax.ShapeDtypeStruct:
     return jax.ShapeDtypeStruct(x.shape, x.dtype, weak_type=bool(getattr(x, "weak_type", False)))
 
 
+def traceable(x: Any) -> bool:
+    """Whether ``x`` is an array leaf that JAX can trace: an array of a numeric, bool or
+    PRNG-key dtype (a NumPy array of strings or objects is not one)."""
+    if not isinstance(x, _ARRAYS):
+        return False
+    dtype = x.dtype
+    return bool(
+        dtype == np.bool_
+        or jnp.issubdtype(dtype, jnp.number)
+        or jax.dtypes.issubdtype(dtype, jax.dtypes.extended)
+    )
+
+
 def is_inexact(x: Any) -> bool:
     """Whether ``x`` is an array leaf of a floating-point or complex dtype."""
-    return isinstance(x, _ARRAYS) and jnp.issubdtype(x.dtype, jnp.inexact)
+    return traceable(x) and jnp.issubdtype(x.dtype, jnp.inexact)
 
 
 @dataclass
@@ -65,7 +80,7 @@ class Split:
         with_path, treedef = jax.tree_util.tree_flatten_with_path(tree)
         paths = [keystr(p) for p, _ in with_path]
         leaves = [leaf for _, leaf in with_path]
-        is_array = [isinstance(leaf, _ARRAYS) for leaf in leaves]
+        is_array = [traceable(leaf) for leaf in leaves]
         return cls(
             treedef,
             is_array,
@@ -92,6 +107,19 @@ class Split:
         """The non-array leaves that are not Python numbers either (functions, strings,
         objects): the ones that no JAX transformation can take as a value."""
         return [(p, o) for p, o in self.non_arrays if not isinstance(o, _PYTHON_NUMBERS)]
+
+
+def leaves_found(tree: Any, name: str = "params", limit: int = 6) -> str:
+    """The leaves of ``tree`` in a few words each (``params['w'] = i32[3]``), at most
+    ``limit`` of them and how many more: what an error about the tree shows."""
+    with_path = jax.tree_util.tree_flatten_with_path(tree)[0]
+    words = [
+        f"{name}{keystr(path)} = "
+        + (trace.type_str(_abstract(leaf)) if traceable(leaf) else describe(leaf))
+        for path, leaf in with_path[:limit]
+    ]
+    more = len(with_path) - limit
+    return ", ".join(words) + (f" and {more} more" if more > 0 else "")
 
 
 def describe(leaf: Any) -> str:

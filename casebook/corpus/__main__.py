@@ -1,0 +1,8 @@
+"""``python -m casebook.corpus`` (and ``python3 -m casebook check-corpus``): judge the check."""
+
+import sys
+
+from casebook.corpus import main
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
