@@ -13,7 +13,8 @@
   lock               regenerate requirements.txt and requirements-gpu.txt from pyproject.toml
   latest [--report F]  run the board and the pages on the newest releases; say what differs
   colab-sim [PAGE ...] run pages as Colab would: a bare venv, casebook from the set-up cell
-  sync               rewrite every page's set-up cell from _config.yml, and its MyST twin
+  sync               rewrite every page's program blocks (from the case folders), set-up
+                     cell (from _config.yml) and MyST twin
   check-corpus [...] run check_optimizer over the corpus of real set-ups (see --help)
   bench [--suite]    time the book itself: release-run overhead, each page (twice), the
                      spread of every benchmark claim, and (--suite) the test command
@@ -68,7 +69,7 @@ COMMANDS: dict[str, Command] = {
     "lock": _here("casebook.tools.environment", "lock", args=False),
     "latest": _here("casebook.status.latest", "main"),
     "colab-sim": _here("casebook.tools.colabsim", "main"),
-    "sync": _in_venv("casebook.tools.pairs"),
+    "sync": _in_venv("casebook.cases._blocks"),
     "bench": _in_venv("casebook.status.selfbench"),
     "profile": _in_venv("casebook.status.profile"),
     "check-corpus": _in_venv("casebook.corpus"),

@@ -30,6 +30,7 @@ from casebook.cases._base import (
     CheckSetup,
     ExpectedError,
     Issue,
+    Message,
     Trigger,
 )
 from casebook.cases._findings import TRIGGERS as FINDINGS
@@ -42,6 +43,7 @@ __all__ = [
     "CheckSetup",
     "ExpectedError",
     "Issue",
+    "Message",
     "Trigger",
     "board_triggers",
     "get",

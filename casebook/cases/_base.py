@@ -27,6 +27,7 @@ __all__ = [
     "CheckSetup",
     "ExpectedError",
     "Issue",
+    "Message",
     "Trigger",
     "read_facts",
     "read_issue",
@@ -95,6 +96,33 @@ class ExpectedError:
 
 
 @dataclass(frozen=True)
+class Message:
+    """One wording of an error the book asserts, verbatim, and where it appears.
+
+    The Errors page (``book/errors.md``), ``python3 -m casebook explain`` and the IPython
+    extension (``%load_ext casebook``) all read these; ``tests/test_errors.py`` runs each
+    ``code`` on its ``stack`` and checks that it prints ``text``.
+
+    ``text`` is the message as printed (its first lines, whole), with hexadecimal
+    addresses written ``0x…``; ``exc_type`` the exception's class name; ``stack`` the
+    target that prints it (``"current"``, ``"era:optax-828"``, ``"optax==0.1.9"``);
+    ``versions`` where it appears, in words (``"jax 0.4.25 to 0.4.35"``); ``code`` a
+    program that raises it on ``stack``; ``api`` the call it came through
+    (``"MultiSteps.update under jit"``, ``"lax.scan"``); ``anchor`` the label of the page
+    section that proves it; ``today`` marks a wording today's releases print.
+    """
+
+    text: str
+    exc_type: str
+    stack: str
+    versions: str
+    code: str
+    api: str
+    anchor: str
+    today: bool = False
+
+
+@dataclass(frozen=True)
 class CheckSetup:
     """One optimizer set-up that the lessons page checks with ``check_optimizer``.
 
@@ -129,6 +157,15 @@ class Case:
     errors: tuple[ExpectedError, ...] = ()
     triggers: tuple[Trigger, ...] = ()
     checks: tuple[CheckSetup, ...] = field(default=())
+    messages: tuple[Message, ...] = ()  # every wording the book asserts (the Errors page)
+    fix: str = ""  # the card's "Do this": code that runs on today's release (a page cell)
+    why: str = ""  # the card's "Why": one paragraph, as the page's card prints it
+    still_open: str = ""  # the card's "Still open": what the fix does not cover
+
+    @property
+    def today(self) -> tuple[Message, ...]:
+        """The wordings today's releases print (the card's first line)."""
+        return tuple(m for m in self.messages if m.today)
 
     @property
     def notebook(self) -> str:
