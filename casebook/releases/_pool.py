@@ -31,7 +31,6 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from casebook.releases._server import SOCKET_PREFIX
 from casebook.releases.errors import RunCrashed, RunTimeout
 
 __all__ = [
@@ -64,6 +63,9 @@ START_TIMEOUT = 180.0
 """Seconds a server may take to import its preloads and say ``ready``."""
 
 SERVER_MODULE = "casebook.releases._server"
+SOCKET_PREFIX = "cb-"
+"""A server's socket directory is ``cb-<kernel pid>-<random>``: the server removes its own
+when it ends, and :func:`sweep` removes those of kernels killed with their servers."""
 
 
 def enabled() -> bool:
@@ -132,7 +134,14 @@ class Server:
         t0 = time.perf_counter()
         log = open(self.directory / "server.log", "w")  # noqa: SIM115 - owned by the process
         self.process = subprocess.Popen(
-            [self.python, "-m", SERVER_MODULE, self.socket_path, ",".join(self.preload)],
+            [
+                self.python,
+                "-m",
+                SERVER_MODULE,
+                self.socket_path,
+                ",".join(self.preload),
+                "--remove-directory",
+            ],
             stdin=subprocess.PIPE,
             stdout=subprocess.PIPE,
             stderr=log,

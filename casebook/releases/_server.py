@@ -135,14 +135,11 @@ def serve_one(conn: socket.socket) -> None:
     stream.flush()
 
 
-SOCKET_PREFIX = "cb-"
-"""The prefix of a server's socket directory (``cb-<kernel pid>-<random>``): the server
-removes its own when it ends, and the pool sweeps those of kernels that died."""
-
-
 def main(argv: list[str]) -> int:
-    """``main([SOCKET, PRELOAD])``: preload, announce ``ready``, fork per connection."""
-    path, names = argv
+    """``main([SOCKET, PRELOAD, *FLAGS])``: preload, announce ``ready``, fork per
+    connection. With ``--remove-directory`` the server removes its socket's directory when
+    it ends (its parent gone or done), so a killed kernel leaves no socket behind."""
+    path, names, *flags = argv
     preload([n for n in names.split(",") if n], _child.REPORTED_PACKAGES)
     warnings.filterwarnings("ignore", message=".*use of fork\\(\\) may lead to deadlocks")
     signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
@@ -157,7 +154,7 @@ def main(argv: list[str]) -> int:
     try:
         return _serve(selector, listener, stdin)
     finally:  # the parent is gone or done: leave no socket directory behind
-        if Path(path).parent.name.startswith(SOCKET_PREFIX):
+        if "--remove-directory" in flags:
             shutil.rmtree(Path(path).parent, ignore_errors=True)
 
 
