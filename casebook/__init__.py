@@ -3,41 +3,37 @@
 For readers' own projects (``pip install "casebook @ git+<repository>"``):
 
 * :mod:`casebook.check`: :func:`~casebook.check.check_optimizer` finds the book's three
-  families of optimizer bugs (state drift, non-array leaves, callable data) before they crash.
+  families of optimizer bugs (state drift, non-array leaves, callable data) before they crash;
+* ``python3 -m casebook explain`` reads a traceback and prints the case that explains it,
+  and ``%load_ext casebook`` adds that answer in one line under a matching traceback in
+  IPython (:mod:`casebook.cases._explain`).
 
-For the book's pages (``casebook[cases]``):
+For the book's pages (``casebook[cases]``), one folder per concern (CONTRIBUTING.md draws
+the map): :mod:`casebook.releases` runs code on historical upstream releases and eras;
+:mod:`casebook.trace` shows the mechanism in types and jaxprs; :mod:`casebook.bench` times
+variants and asserts claims; :mod:`casebook.cases` is the registry, one folder per case;
+:mod:`casebook.status` holds the status board, the page runs and what a page ran on.
 
-* :mod:`casebook.releases` runs code on historical upstream releases in a subprocess, and
-  the ``%%on_release`` magic;
-* :mod:`casebook.trace` cuts jaxprs and reports dtype / weak-type / structure drift;
-* :mod:`casebook.bench` times variants interleaved in one process;
-* :mod:`casebook.bench.records` and :mod:`casebook.status.runs` store benchmark figures and page runs
-  per device, as data the pages show;
-* :mod:`casebook.status.stack` states the versions a page ran on;
-* :mod:`casebook.status.board` is the status board's set of triggers.
-
-``python3 -m casebook`` (:mod:`casebook.__main__`, with :mod:`casebook.tools.environment`,
-:mod:`casebook.tools.buildcache`, :mod:`casebook.tools.colab`, :mod:`casebook.tools.colabsim` and
-:mod:`casebook.status.latest`) is the set-up and the commands of the README; those modules use
-only the standard library, so they run before anything is installed. Submodules are
-imported explicitly, so ``import casebook`` stays free of jax.
+``python3 -m casebook`` (:mod:`casebook.__main__`) dispatches the README's commands; it and
+the set-up (:mod:`casebook.tools.environment`) use only the standard library, so they run
+before anything is installed. Submodules are imported explicitly, so ``import casebook``
+stays free of jax.
 """
 
 from importlib.metadata import PackageNotFoundError, version
+from typing import Any
 
 try:
     __version__ = version("casebook")
 except PackageNotFoundError:  # run from a clone that was never installed
     __version__ = "0+unknown"
 
-__all__ = [
-    "__version__",
-    "bench",
-    "board",
-    "check",
-    "records",
-    "releases",
-    "runs",
-    "stack",
-    "trace",
-]
+__all__ = ["__version__", "load_ipython_extension"]
+
+
+def load_ipython_extension(ipython: Any) -> None:
+    """``%load_ext casebook``: one line under a traceback the book knows, pointing to its
+    fix (:func:`casebook.cases._explain.load_ipython_extension`)."""
+    from casebook.cases import _explain
+
+    _explain.load_ipython_extension(ipython)

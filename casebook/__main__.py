@@ -21,6 +21,8 @@
   profile [PAGE ...] run each page once, cell by cell, and print where its time goes (kernel
                      start, imports, era runs, release runs, benchmarks, traces) and the
                      slowest cells
+  explain [TEXT]     read a traceback (argument, --file F or standard input) and print the
+                     case that explains it: today's wording, the fix as code, the link
   new KEY ...        scaffold a case folder (``new-case`` is the same; see CONTRIBUTING.md)
 
 ``--gpu`` (with setup, book, test, device) uses the CUDA 13 lock, requirements-gpu.txt.
@@ -73,6 +75,7 @@ COMMANDS: dict[str, Command] = {
     "bench": _in_venv("casebook.status.selfbench"),
     "profile": _in_venv("casebook.status.profile"),
     "check-corpus": _in_venv("casebook.corpus"),
+    "explain": _here("casebook.cases._explain", "main"),
     "new": _here("casebook.cases._scaffold", "main"),
     "new-case": _here("casebook.cases._scaffold", "main"),
 }

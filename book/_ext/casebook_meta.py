@@ -1,0 +1,42 @@
+"""The book's own Sphinx extension: each case page's meta description carries its error.
+
+A reader searches the web for the message they got. The page's ``<title>`` holds the
+error's key phrase (the case's H1), and its meta description (which search engines show,
+and Open Graph previews reuse) is written here from the registry: the issue, the message
+the case's card leads with, and what the page gives. The Errors page gets its own.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from casebook import cases
+
+
+def _description(case: cases.Case) -> str:
+    shown = case.today or case.messages
+    first = f" {shown[0].exc_type}: {shown[0].text.splitlines()[0]}" if shown else ""
+    summary = case.summary.replace("`", "")
+    text = f"{case.issue.label}: {summary}.{first} The fix that runs today, why, and the proof."
+    return text if len(text) <= 300 else text[:297] + "..."
+
+
+DESCRIPTIONS = {case.docname: _description(case) for case in cases.CASES}
+DESCRIPTIONS["book/errors"] = (
+    "Every error message of the JAX Bug Casebook, verbatim, with the jax, optax, equinox and "
+    "diffrax releases that print it, and the fix for each."
+)
+
+
+def _add_description(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    description = DESCRIPTIONS.get(pagename)
+    if description:
+        escaped = description.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")
+        context["metatags"] = context.get("metatags", "") + (
+            f'\n<meta name="description" content="{escaped}" />'
+        )
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.connect("html-page-context", _add_description)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}

@@ -1,0 +1,102 @@
+"""``book/errors.md``: every message the book asserts, verbatim, generated from the registry.
+
+A reader who pastes an error into the book's search (or a web search) lands here: each
+message is page text (not a cell's output), with the releases that print it, the call it
+came through, and links to the case's proof and fix. The page is written from the
+registry's :class:`~casebook.cases.Message` entries, the same data ``python3 -m casebook
+explain`` reads; ``tests/test_errors.py`` runs each message's code on its stack and checks
+that it prints the text the page shows, and that the page is in sync.
+
+``python -m casebook.status.errorspage`` rewrites the page.
+"""
+
+from __future__ import annotations
+
+import sys
+from collections.abc import Iterable
+
+from casebook.cases import CASES, Case, Message
+from casebook.project import ROOT
+
+__all__ = ["PAGE", "main", "page_text"]
+
+PAGE = ROOT / "book" / "errors.md"
+
+_INTRO = """\
+# Errors
+
+Every error message this book asserts, verbatim, as the releases named beside it print it:
+the wordings of each case's own bug on the stack of the report and on today's releases, and
+the messages the same mistakes give through neighbouring APIs. Search for a fragment of
+yours (the book's search box, or your browser's find). Each message links to the case
+section that produces and asserts it, and to the case's card, whose first screen says what
+to do. From a terminal, `python3 -m casebook explain` reads a whole traceback and prints the
+same answer; in IPython or Jupyter, `%load_ext casebook` adds it under a matching traceback.
+
+Each message below is produced by running its code on its stack (`tests/test_errors.py`),
+so a wording that changes fails the book's tests before this page can go stale.
+"""
+
+
+def _stack(stack: str) -> str:
+    if stack == "current":
+        return "today's releases (the lock)"
+    if stack.startswith("era:"):
+        return f"the reporter's stack (`{stack}`)"
+    return f"`{stack}` on today's jax"
+
+
+def _message(case: Case, message: Message) -> str:
+    title = message.text.splitlines()[0]
+    short = title if len(title) <= 90 else title[:87] + "..."
+    today = " (today)" if message.today else ""
+    return "\n".join(
+        [
+            f"### {message.exc_type}: {short}{today}",
+            "",
+            "```text",
+            f"{message.exc_type}: {message.text}",
+            "```",
+            "",
+            f"- **Printed by:** {message.versions}, on {_stack(message.stack)}",
+            f"- **Raised through:** {message.api}",
+            f"- **Case {case.number}:** {{ref}}`the proof <{message.anchor}>` · "
+            f"[the fix]({_page(case)}) (the case's card)",
+            "",
+        ]
+    )
+
+
+def _page(case: Case) -> str:
+    """The case's page, relative to ``book/``."""
+    return f"../{case.docname}.ipynb"
+
+
+def _case(case: Case) -> str:
+    head = [
+        f"## Case {case.number}: {case.issue.label}",
+        "",
+        f"{case.summary}. [The case]({_page(case)}) · [upstream]({case.issue.url})",
+        "",
+    ]
+    return "\n".join(head) + "\n".join(_message(case, m) for m in case.messages)
+
+
+def page_text(cases: Iterable[Case] = CASES) -> str:
+    """The whole page, as :func:`main` writes it."""
+    sections = [_case(c) for c in cases if c.messages]
+    return _INTRO + "\n" + "\n".join(sections).rstrip() + "\n"
+
+
+def main(argv: list[str] | None = None) -> int:
+    """Rewrite ``book/errors.md``; with ``--check``, exit 1 when it is out of date."""
+    text = page_text()
+    if argv and "--check" in argv:
+        return 0 if PAGE.read_text() == text else 1
+    PAGE.write_text(text)
+    print(f"casebook: wrote {PAGE.relative_to(ROOT)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
