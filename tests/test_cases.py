@@ -26,8 +26,10 @@ IDS = [c.key for c in cases.CASES]
 
 
 def _card(case: Case, root: Path) -> str:
+    """The case's facts table (``| **Upstream** | ...``): under the card, near the top."""
     cells = json.loads((root / case.notebook).read_text())["cells"]
-    return "".join(next(c for c in cells if c["cell_type"] == "markdown")["source"])
+    markdown = ["".join(c["source"]) for c in cells if c["cell_type"] == "markdown"]
+    return next((m for m in markdown if "| **Upstream** |" in m), markdown[0])
 
 
 def _row(card: str, name: str) -> str:
