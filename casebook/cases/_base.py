@@ -164,7 +164,8 @@ class Case:
 
     @property
     def today(self) -> tuple[Message, ...]:
-        """The wordings today's releases print (the card's first line)."""
+        """The wordings today's jax prints, the card's own first (the card leads with it,
+        and ``explain`` shows it)."""
         return tuple(m for m in self.messages if m.today)
 
     @property

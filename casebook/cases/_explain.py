@@ -61,7 +61,7 @@ def card(case: Case, message: Message) -> str:
     """The answer, as text: the case, what was matched, today's wording, the fix, why."""
     today = case.today
     now = (
-        "\n".join(f"    {m.exc_type}: {m.text.splitlines()[0]}  ({m.versions})" for m in today)
+        f"    {today[0].exc_type}: {today[0].text.splitlines()[0]}  ({today[0].versions})"
         if today
         else "    (today's releases no longer raise it)"
     )
