@@ -46,25 +46,38 @@ def _stack(stack: str) -> str:
     return f"`{stack}` on today's jax"
 
 
-def _message(case: Case, message: Message) -> str:
-    title = message.text.splitlines()[0]
+def _group(case: Case, same: list[Message]) -> str:
+    """One wording, shown once, with every release and call that prints it."""
+    first = same[0]
+    title = first.text.splitlines()[0]
     short = title if len(title) <= 90 else title[:87] + "..."
-    today = " (today)" if message.today else ""
+    today = " (today)" if any(m.today for m in same) else ""
+    where = [
+        f"- {m.versions}, on {_stack(m.stack)}; raised through {m.api}. "
+        f"{{ref}}`The proof <{m.anchor}>`."
+        for m in same
+    ]
     return "\n".join(
         [
-            f"### {message.exc_type}: {short}{today}",
+            f"### {first.exc_type}: {short}{today}",
             "",
             "```text",
-            f"{message.exc_type}: {message.text}",
+            f"{first.exc_type}: {first.text}",
             "```",
             "",
-            f"- **Printed by:** {message.versions}, on {_stack(message.stack)}",
-            f"- **Raised through:** {message.api}",
-            f"- **Case {case.number}:** {{ref}}`the proof <{message.anchor}>` · "
-            f"[the fix]({_page(case)}) (the case's card)",
+            *where,
+            f"- [The fix]({_page(case)}): the case's card.",
             "",
         ]
     )
+
+
+def _groups(case: Case) -> list[list[Message]]:
+    """The case's messages, one group per distinct wording, in the registry's order."""
+    groups: dict[tuple[str, str], list[Message]] = {}
+    for message in case.messages:
+        groups.setdefault((message.exc_type, message.text), []).append(message)
+    return list(groups.values())
 
 
 def _page(case: Case) -> str:
@@ -78,8 +91,9 @@ def _case(case: Case) -> str:
         "",
         f"{case.summary}. [The case]({_page(case)}) · [upstream]({case.issue.url})",
         "",
+        "",
     ]
-    return "\n".join(head) + "\n".join(_message(case, m) for m in case.messages)
+    return "\n".join(head) + "\n".join(_group(case, same) for same in _groups(case))
 
 
 def page_text(cases: Iterable[Case] = CASES) -> str:

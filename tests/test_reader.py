@@ -1,0 +1,210 @@
+"""The reader layer: each case page answers in its first screen, tells a short story, and
+keeps the proof in the record; the answer's fix runs as copied out of the built page; the
+Errors page's messages are found by the book's search.
+
+The HTML checks build the case pages and the Errors page with Sphinx and MyST-NB (outputs
+not executed: the card's code and the page text are the source's), once per test session.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from casebook import cases
+from casebook.cases import _explain
+from casebook.project import ROOT
+from casebook.status import errorspage
+
+CASES = cases.CASES
+HIDDEN = {"remove-input", "remove-cell", "hide-input", "hide-cell"}
+STORY_WORDS = 2000
+VISIBLE_NAMES = 8
+
+
+def _cells(case) -> list[dict]:
+    return json.loads((ROOT / case.notebook).read_text())["cells"]
+
+
+def _source(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def _tags(cell: dict) -> set[str]:
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def _first_markdown(case) -> str:
+    return next(_source(c) for c in _cells(case) if c["cell_type"] == "markdown")
+
+
+def story_words(case) -> int:
+    """Words of the markdown cells from the top to the ``## The record`` heading (code
+    blocks inside them not counted)."""
+    words = 0
+    for cell in _cells(case):
+        if cell["cell_type"] != "markdown":
+            continue
+        text = _source(cell)
+        head, record, _ = text.partition("\n## The record")
+        if text.startswith("## The record"):
+            break
+        words += len(re.sub(r"```.*?```", "", head, flags=re.S).split())
+        if record:
+            break
+    return words
+
+
+def _python(source: str) -> str:
+    return "\n".join("" if re.match(r"\s*[%!]", x) else x for x in source.splitlines())
+
+
+def visible_names(case) -> set[str]:
+    """The casebook functions, classes and constants a reader sees used: names bound by a
+    casebook import anywhere on the page (a hidden cell too), used in a visible cell."""
+    import ast
+
+    code_cells = [c for c in _cells(case) if c["cell_type"] == "code"]
+    bound: dict[str, str] = {}
+    for cell in code_cells:
+        for node in ast.walk(ast.parse(_python(_source(cell)))):
+            if isinstance(node, ast.ImportFrom) and (node.module or "").startswith("casebook"):
+                for alias in node.names:
+                    bound[alias.asname or alias.name] = f"{node.module}.{alias.name}"
+    used: set[str] = set()
+    for cell in code_cells:
+        if _tags(cell) & (HIDDEN | {"casebook-setup"}):
+            continue
+        for node in ast.walk(ast.parse(_python(_source(cell)))):
+            if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+                if node.value.id in bound:
+                    used.add(f"{bound[node.value.id]}.{node.attr}")
+            elif isinstance(node, ast.Name) and node.id in bound:
+                used.add(bound[node.id])
+    return {n for n in used if not _is_module(n)}
+
+
+def _is_module(name: str) -> bool:
+    import importlib
+
+    try:
+        importlib.import_module(name)
+    except ImportError:
+        return False
+    return True
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)
+def test_the_card_answers_in_the_first_screen(case):
+    card = _first_markdown(case)
+    assert ":::{admonition} If you got here from this error" in card
+    assert case.today, f"{case.key}: no message marked today"
+    assert case.today[0].text in card, f"today's first wording is not in {case.key}'s card"
+    assert case.why in card and case.still_open in card
+    assert "**You probably wrote**" in card and "**Do this**" in card
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)
+def test_the_card_s_fix_is_a_cell_checked_by_the_hidden_cell_after_it(case):
+    cells = [c for c in _cells(case) if c["cell_type"] == "code"]
+    at = [i for i, c in enumerate(cells) if _source(c).strip() == case.fix.strip()]
+    assert at, f"{case.key}: no cell holds the registry's fix"
+    after = cells[at[0] + 1]
+    assert "remove-input" in _tags(after) and "assert" in _source(after)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)
+def test_the_story_is_short_and_shows_few_casebook_names(case):
+    assert story_words(case) <= STORY_WORDS, f"{case.key}: {story_words(case)} words"
+    names = visible_names(case)
+    assert len(names) <= VISIBLE_NAMES, f"{case.key} shows {len(names)}: {sorted(names)}"
+
+
+# ------------------------------------------------------------------------- built HTML
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The case pages and the Errors page, built to HTML (not executed)."""
+    src = tmp_path_factory.mktemp("site")
+    (src / "book").mkdir()
+    shutil.copy(errorspage.PAGE, src / "book" / "errors.md")
+    shutil.copy(ROOT / "book" / "references.bib", src / "book" / "references.bib")
+    shutil.copytree(ROOT / "notebooks", src / "notebooks", ignore=shutil.ignore_patterns("*.md"))
+    (src / "conf.py").write_text(
+        "extensions = ['myst_nb', 'sphinx_exercise', 'sphinxcontrib.bibtex']\n"
+        "root_doc = 'book/errors'\n"
+        "nb_execution_mode = 'off'\n"
+        "bibtex_bibfiles = ['book/references.bib']\n"
+        "myst_enable_extensions = ['colon_fence', 'dollarmath', 'substitution']\n"
+        "suppress_warnings = ['mystnb.unknown_mime_type']\n"
+    )
+    out = src / "_html"
+    proc = subprocess.run(
+        [sys.executable, "-m", "sphinx", "-b", "html", "-q", str(src), str(out)],
+        capture_output=True,
+        text=True,
+    )
+    assert (out / "searchindex.js").exists(), proc.stderr[-3000:]
+    return out
+
+
+def _code_blocks(page: Path) -> list[str]:
+    raw = page.read_text()
+    blocks = re.findall(r'<div class="highlight"><pre>(.*?)</pre>', raw, flags=re.S)
+    return [html.unescape(re.sub(r"<[^>]+>", "", b)) for b in blocks]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)
+def test_the_card_s_fix_copied_from_the_built_page_runs_on_today_s_stack(site, case, tmp_path):
+    page = site / (case.docname + ".html")
+    shown = [b for b in _code_blocks(page) if b.strip() == case.fix.strip()]
+    assert shown, f"{page.name} does not show the fix as code"
+    script = tmp_path / "fix.py"
+    script.write_text(shown[0])
+    proc = subprocess.run(
+        [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300
+    )
+    assert proc.returncode == 0, proc.stderr[-3000:]
+
+
+def _search_terms(site: Path) -> tuple[dict, list[str]]:
+    text = (site / "searchindex.js").read_text()
+    index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
+    return index["terms"], index["docnames"]
+
+
+@pytest.mark.parametrize(
+    "cm", [(c, m) for c in CASES for m in c.messages], ids=lambda cm: cm[1].text[:30]
+)
+def test_each_message_is_found_by_the_book_s_search(site, cm):
+    """A fragment of the message (its words, stemmed as Sphinx's English search does)
+    leads to the Errors page."""
+    from sphinx.search.en import SearchEnglish
+
+    _, message = cm
+    terms, docnames = _search_terms(site)
+    errors = docnames.index("book/errors")
+    stemmer = SearchEnglish({})
+    words = [w for w in re.findall(r"[A-Za-z_]{3,}", message.text.splitlines()[0])]
+    assert words, message.text
+    for word in words[:8]:
+        stem = stemmer.stem(word.lower())
+        docs = terms.get(stem)
+        docs = [docs] if isinstance(docs, int) else (docs or [])
+        assert errors in docs, f"{word!r} ({stem}) of {message.text[:60]!r} is not indexed"
+
+
+def test_explain_answers_for_every_message_on_the_page():
+    page = errorspage.PAGE.read_text()
+    for case in CASES:
+        for message in case.messages:
+            assert message.text in page
+            assert _explain.find(f"{message.exc_type}: {message.text}")[0][0] is case
