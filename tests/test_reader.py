@@ -176,9 +176,15 @@ def test_the_card_s_fix_copied_from_the_built_page_runs_on_today_s_stack(site, c
 
 
 def _search_terms(site: Path) -> tuple[dict, list[str]]:
+    """The index Sphinx's search reads: ``{stem: docs}`` of body and title words (a word
+    of a heading is kept under ``titleterms`` only), and the documents' names."""
     text = (site / "searchindex.js").read_text()
     index = json.loads(text[text.index("(") + 1 : text.rindex(")")])
-    return index["terms"], index["docnames"]
+    terms: dict[str, list[int]] = {}
+    for table in (index["terms"], index["titleterms"]):
+        for stem, docs in table.items():
+            terms.setdefault(stem, []).extend([docs] if isinstance(docs, int) else docs)
+    return terms, index["docnames"]
 
 
 @pytest.mark.parametrize(
@@ -193,12 +199,15 @@ def test_each_message_is_found_by_the_book_s_search(site, cm):
     terms, docnames = _search_terms(site)
     errors = docnames.index("book/errors")
     stemmer = SearchEnglish({})
-    words = [w for w in re.findall(r"[A-Za-z_]{3,}", message.text.splitlines()[0])]
+    words = [
+        w
+        for w in stemmer.split(message.text.splitlines()[0])  # as the search splits a query
+        if len(w) >= 3 and w.lower() not in stemmer.stopwords  # stop words are dropped
+    ]
     assert words, message.text
     for word in words[:8]:
         stem = stemmer.stem(word.lower())
-        docs = terms.get(stem)
-        docs = [docs] if isinstance(docs, int) else (docs or [])
+        docs = terms.get(stem, [])
         assert errors in docs, f"{word!r} ({stem}) of {message.text[:60]!r} is not indexed"
 
 
