@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 
 import pytest
+from test_notebooks import exercise_cells
 
 ROOT = Path(__file__).resolve().parent.parent
 NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
@@ -44,14 +45,8 @@ def _options(body: str) -> dict[str, str]:
 def exercise_tokens(path: Path) -> list[tuple[str, str, dict]]:
     """The Exercises section as a sequence of (kind, argument, options): one per directive
     in its markdown cells, in order, and ("code", "", {}) for each code cell."""
-    cells = json.loads(path.read_text())["cells"]
-    start = next(
-        i
-        for i, c in enumerate(cells)
-        if c["cell_type"] == "markdown" and _source(c).startswith("## Exercises")
-    )
     tokens = []
-    for cell in cells[start:]:
+    for cell in exercise_cells(json.loads(path.read_text())["cells"]):
         if cell["cell_type"] == "code":
             tokens.append(("code", "", {}))
         elif cell["cell_type"] == "markdown":
@@ -114,9 +109,7 @@ def test_no_exercise_is_left_as_a_bold_number(path):
 @pytest.mark.parametrize("path", NOTEBOOKS, ids=lambda p: p.name)
 def test_solution_cells_are_not_also_hidden_by_tag(path):
     """The dropdown hides a solution; a hide-cell tag on top would hide it twice."""
-    cells = json.loads(path.read_text())["cells"]
-    start = next(i for i, c in enumerate(cells) if _source(c).startswith("## Exercises"))
-    for cell in cells[start:]:
+    for cell in exercise_cells(json.loads(path.read_text())["cells"]):
         assert "hide-cell" not in cell.get("metadata", {}).get("tags", []), (
             f"{path.name}: a solution cell tagged hide-cell inside a dropdown"
         )

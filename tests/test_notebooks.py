@@ -20,13 +20,31 @@ NOTEBOOKS = sorted((ROOT / "notebooks").glob("[0-9][0-9]-*.ipynb"))
 CHAPTERS = sorted((ROOT / "book").glob("*.ipynb"))  # executed chapters: lessons, status board
 ANATOMY = [
     "Reproduce",
-    "Which releases are affected",
     "Root cause",
     "Fix A and Fix B",
     "Benchmark",
     "Takeaways",
     "Exercises",
+    "The record",
 ]
+"""The story's sections, then the record (which holds, among the rest, "Which releases are
+affected"): the card sits above them all."""
+
+
+def exercise_cells(cells: list[dict]) -> list[dict]:
+    """The cells of the Exercises section: from its heading to the next ``## `` heading
+    (the record), or to the end."""
+    start = next(
+        i
+        for i, c in enumerate(cells)
+        if c["cell_type"] == "markdown" and "".join(c["source"]).startswith("## Exercises")
+    )
+    section = [cells[start]]
+    for cell in cells[start + 1 :]:
+        if cell["cell_type"] == "markdown" and re.match(r"## ", "".join(cell["source"])):
+            break
+        section.append(cell)
+    return section
 
 
 def _cells(path: Path) -> list[dict]:
@@ -93,14 +111,8 @@ def check_release_specs_are_in_the_manifest(path: Path, root: Path = ROOT) -> No
 
 
 def check_exercise_solutions_are_hidden(path: Path, root: Path = ROOT) -> None:
-    cells = _cells(path)
-    start = next(
-        i
-        for i, c in enumerate(cells)
-        if c["cell_type"] == "markdown" and _source(c).startswith("## Exercises")
-    )
     solutions, in_dropdown = [], False
-    for c in cells[start:]:
+    for c in exercise_cells(_cells(path)):
         if c["cell_type"] == "markdown":  # a gated solution: solution-start ... solution-end
             for name, body in re.findall(
                 r"```\{(solution-start|solution-end)\}(.*?)```", _source(c), re.S

@@ -216,4 +216,6 @@ def test_explain_answers_for_every_message_on_the_page():
     for case in CASES:
         for message in case.messages:
             assert message.text in page
-            assert _explain.find(f"{message.exc_type}: {message.text}")[0][0] is case
+            if message.distinctive:
+                found = _explain.find(f"{message.exc_type}: {message.text}")
+                assert case in [c for c, _ in found]

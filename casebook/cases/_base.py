@@ -110,6 +110,8 @@ class Message:
     program that raises it on ``stack``; ``api`` the call it came through
     (``"MultiSteps.update under jit"``, ``"lax.scan"``); ``anchor`` the label of the page
     section that proves it; ``today`` marks a wording today's releases print.
+    ``distinctive=False`` marks a wording any code could print (``'NoneType' object is
+    not callable``): the Errors page lists it, but ``explain`` does not answer it alone.
     """
 
     text: str
@@ -120,6 +122,7 @@ class Message:
     api: str
     anchor: str
     today: bool = False
+    distinctive: bool = True
 
 
 @dataclass(frozen=True)

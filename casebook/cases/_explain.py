@@ -47,7 +47,7 @@ def find(text: str, cases: Iterable[Case] = CASES) -> list[tuple[Case, Message]]
         (case, message)
         for case in cases
         for message in case.messages
-        if normalize(message.text) in seen
+        if message.distinctive and normalize(message.text) in seen
     ]
     return sorted(found, key=lambda cm: -len(cm[1].text))
 
@@ -93,8 +93,15 @@ def explain(text: str) -> str:
             "casebook explain: no known message in this text. Every message the book knows "
             f"is on the Errors page: {ERRORS_PAGE}"
         )
-    first_case, first = found[0]
-    return card(first_case, first)
+    # The longest wording matched; where cases share it (the same jax message through the
+    # same API), one card per case.
+    longest = len(found[0][1].text)
+    cards, shown = [], set()
+    for case, message in found:
+        if len(message.text) == longest and case.key not in shown:
+            shown.add(case.key)
+            cards.append(card(case, message))
+    return "\n\n".join(cards)
 
 
 def main(argv: list[str]) -> int:
