@@ -64,6 +64,11 @@ def test_the_rows_found_by_the_book_s_check_are_marked(current):
         "DoG bf16",
         "inject dtype",
         "lars/muon masks",
+        "mixed-dtype state",
+        "scale_by_muon default",
+        "GaLore None leaves",
+        "SM3 scalar",
+        "apply_if_finite dtype",
     }
     assert all(r.trigger.case == "book/check-findings" for r in found)
     assert str(current).count("[found by the book's check]") == len(found)

@@ -123,6 +123,11 @@ def test_the_board_is_built_from_the_registry():
         "DoG bf16",
         "inject dtype",
         "lars/muon masks",
+        "mixed-dtype state",
+        "scale_by_muon default",
+        "GaLore None leaves",
+        "SM3 scalar",
+        "apply_if_finite dtype",
     ]
     assert len(set(keys)) == len(keys)
     assert all(t.recorded in cases.STATUSES for t in board.BOARD)

@@ -1,7 +1,8 @@
 """The board's rows for the bugs the book's own check found (``book/check-findings``).
 
-Four bugs of optax 0.2.8 that :func:`casebook.check.check_optimizer` found on a corpus of
-ordinary set-ups, with no upstream report; they belong to no case, so they live here.
+The problems of optax 0.2.8 that :func:`casebook.check.check_optimizer` found on a corpus of
+ordinary set-ups (the first four, then five from the wide survey, ``python -m
+casebook.corpus --wide``); they belong to no case, so they live here.
 """
 
 from __future__ import annotations
@@ -83,6 +84,82 @@ for factory in (optax.lars, optax.contrib.muon):
 result = "fixed" if all(same) else "silent"
 """,
         "silent",
+        found_by_check=True,
+    ),
+    Trigger(
+        "mixed-dtype state",
+        "prodigy (and dadapt_adamw, dog, dowg, momo) on a tree of f32 and bf16 leaves: "
+        "estim_lr turns float32",
+        "",
+        DOCNAME,
+        _SCAN
+        + """
+params = {"w": jnp.ones((3, 3)), "b": jnp.ones(3, jnp.bfloat16)}
+state = scanned(optax.contrib.prodigy(), params)
+assert state.estim_lr.dtype == jnp.bfloat16
+result = "fixed"
+""",
+        "still failing",
+        found_by_check=True,
+    ),
+    Trigger(
+        "scale_by_muon default",
+        "contrib.scale_by_muon() with its default weight_dimension_numbers on a dict of matrices",
+        "https://github.com/google-deepmind/optax/issues/1537",
+        DOCNAME,
+        _SCAN
+        + """
+params = {"w1": jnp.ones((3, 3)) + jnp.eye(3), "w2": jnp.ones((3, 2))}
+state = scanned(optax.contrib.scale_by_muon(), params)
+assert state.mu["w2"].shape == (3, 2)
+result = "fixed"
+""",
+        "still failing",
+        found_by_check=True,
+    ),
+    Trigger(
+        "GaLore None leaves",
+        "contrib.galore: init crashes on the None leaves of eqx.filter(model, eqx.is_array)",
+        "",
+        DOCNAME,
+        _SCAN
+        + """
+params = {"w": jnp.ones((4, 3)), "activation": None}
+state = scanned(optax.contrib.galore(1e-2, rank=2), params)
+result = "fixed"
+""",
+        "still failing",
+        found_by_check=True,
+    ),
+    Trigger(
+        "SM3 scalar",
+        "optax.sm3 on a tree with a 0-d leaf: IndexError in the first update",
+        "https://github.com/google-deepmind/optax/pull/1736",
+        DOCNAME,
+        _SCAN
+        + """
+state = scanned(optax.sm3(1e-2), {"w": jnp.ones((3, 3)), "t": jnp.asarray(2.0)})
+result = "fixed"
+""",
+        "still failing",
+        found_by_check=True,
+    ),
+    Trigger(
+        "apply_if_finite dtype",
+        "apply_if_finite(adam) with bf16 grads for f32 params: the lax.cond branches disagree",
+        "",
+        DOCNAME,
+        """
+import jax, jax.numpy as jnp, optax
+params = {"w": jnp.ones((3, 3))}
+grads = {"w": jnp.ones((3, 3), jnp.bfloat16)}
+opt = optax.apply_if_finite(optax.adam(1e-2), max_consecutive_errors=3)
+step = lambda state, _: (opt.update(grads, state, params)[1], None)
+state = jax.lax.scan(step, opt.init(params), None, length=2)[0]
+assert int(state.notfinite_count) == 0
+result = "fixed"
+""",
+        "still failing",
         found_by_check=True,
     ),
 )

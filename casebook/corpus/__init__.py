@@ -30,20 +30,25 @@ import numpy as np
 from casebook.check import check_optimizer, default_grads
 from casebook.corpus._cases import case_set_ups
 from casebook.corpus._setups import Built, SetUp, generated_set_ups
+from casebook.corpus._wide import focus_set_ups, wide_set_ups
 
 __all__ = ["Verdict", "all_set_ups", "judge", "main", "oracle", "representative_set_ups"]
 
 SCAN_STEPS = 4  # long enough for a drift that first shows at step 3
 
 
-def all_set_ups() -> list[SetUp]:
-    """Every set-up of the corpus, in a fixed order."""
-    return [*generated_set_ups(), *case_set_ups()]
+def all_set_ups(wide: bool = False) -> list[SetUp]:
+    """Every set-up of the corpus, in a fixed order; with ``wide``, then the wide survey's
+    (:mod:`casebook.corpus._wide`: every public transformation on every kind of tree)."""
+    set_ups = [*generated_set_ups(), *case_set_ups(), *focus_set_ups()]
+    if wide:
+        set_ups += wide_set_ups(skip={s.name for s in set_ups})
+    return set_ups
 
 
 def representative_set_ups() -> list[SetUp]:
-    """The part of the corpus that the unit tests run (a few seconds)."""
-    return [s for s in all_set_ups() if s.representative]
+    """The part of the corpus that the unit tests run (seconds), wide survey included."""
+    return [s for s in all_set_ups(wide=True) if s.representative]
 
 
 def _update(built: Built, grads: Any, state: Any) -> tuple[Any, Any]:
@@ -230,6 +235,12 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="only the representative part that the unit tests run",
     )
+    parser.add_argument(
+        "--wide",
+        action="store_true",
+        help="also the wide survey: every public optax transformation on every kind of tree "
+        "(mixed dtypes, other grads dtypes, 0-d and None leaves, conv kernels; minutes)",
+    )
     parser.add_argument("-k", "--only", default="", help="only set-ups whose name contains this")
     parser.add_argument(
         "--check",
@@ -244,7 +255,7 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per set-up")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
     check = _load_check(args.check) if args.check else None
-    set_ups = representative_set_ups() if args.representative else all_set_ups()
+    set_ups = representative_set_ups() if args.representative else all_set_ups(args.wide)
     set_ups = [s for s in set_ups if args.only in s.name]
     if not set_ups:
         parser.error(f"no set-up matches {args.only!r}")

@@ -7,8 +7,10 @@ change what an optimizer does, a reference optimizer whose updates must match.
 
 The set-ups are optax's aliases and transformations crossed with kinds of parameters
 (a dict of arrays, an Equinox MLP's arrays, a single vector, an Equinox module that keeps
-int, bool and PRNG-key buffers) and precisions (f32, bf16, f64 under x64), common
-wrappers and combinations, replicas of the optax and equinox documentation examples, and
+int, bool and PRNG-key buffers; for the wide survey of :mod:`casebook.corpus._wide` also a
+0-d leaf, a ``None`` leaf and a conv kernel) and precisions (f32, bf16, f64 under x64; and
+f16, mixed trees such as ``"f32+bf16"``, and grads in another dtype, ``"f32-grads-bf16"``:
+see :func:`precision_kind`), common wrappers and combinations, replicas of the optax and equinox documentation examples, and
 set-ups built to have the bugs the book knows.  Whether a set-up is fine is not written
 down here: the oracle in :mod:`casebook.corpus` finds out by running it.
 """
@@ -24,9 +26,18 @@ import jax
 import jax.numpy as jnp
 import optax
 
-__all__ = ["Built", "SetUp", "generated_set_ups", "grads_like", "param_kind"]
+__all__ = [
+    "Built",
+    "SetUp",
+    "generated_set_ups",
+    "grads_like",
+    "loss_dtype",
+    "param_kind",
+    "precision_kind",
+    "quadratic",
+]
 
-PRECISIONS = {"f32": jnp.float32, "bf16": jnp.bfloat16, "f64": jnp.float64}
+PRECISIONS = {"f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16, "f64": jnp.float64}
 
 
 @dataclass
@@ -91,6 +102,15 @@ def param_kind(kind: str, dtype: Any) -> tuple[Any, Any, Any, bool]:
     if kind == "vector":
         params = jnp.linspace(-1.0, 1.0, 5).astype(dtype)
         return params, None, grads_like(params), True
+    if kind == "scalar":  # a 0-d leaf (a learned temperature or gate) next to a matrix
+        params = {"w": jax.random.normal(key, (4, 3)).astype(dtype), "s": jnp.asarray(0.5, dtype)}
+        return params, None, grads_like(params), True
+    if kind == "none":  # a None leaf (an optional bias left out), an empty subtree
+        params = {"w": jax.random.normal(key, (4, 3)).astype(dtype), "b": None}
+        return params, None, grads_like(params), True
+    if kind == "tensor":  # a conv kernel (4-d) and its bias (1-d): not a matrix
+        params = {"k": jax.random.normal(key, (2, 3, 3, 4)).astype(dtype), "b": jnp.zeros(4, dtype)}
+        return params, None, grads_like(params), True
     if kind == "mlp":  # the equinox examples: arrays only, update(grads, state) as in many
         model = eqx.nn.MLP(3, 2, 4, 1, key=key)
         params = jax.tree.map(
@@ -108,6 +128,22 @@ def param_kind(kind: str, dtype: Any) -> tuple[Any, Any, Any, bool]:
     return model, eqx.filter(model, eqx.is_inexact_array), grads_like(model), True
 
 
+def precision_kind(kind: str, precision: str) -> tuple[Any, Any, Any, bool]:
+    """:func:`param_kind` for a precision label: ``"bf16"`` (every float leaf),
+    ``"f32+bf16"`` (a mixed tree: the first leaf's dtype, then the second's for the
+    others; the ``dict`` kind only) or ``"f32-grads-bf16"`` (f32 params, bf16 grads)."""
+    if "-grads-" in precision:
+        precision, grads_precision = precision.split("-grads-")
+        params, init_params, _, with_params = param_kind(kind, PRECISIONS[precision])
+        return params, init_params, grads_like(params, PRECISIONS[grads_precision]), with_params
+    if "+" in precision:
+        first, second = precision.split("+")
+        params, init_params, _, with_params = param_kind(kind, PRECISIONS[second])
+        params = {**params, "w": params["w"].astype(PRECISIONS[first])}
+        return params, init_params, grads_like(params), with_params
+    return param_kind(kind, PRECISIONS[precision])
+
+
 def _standard(
     factory: Callable[[], Any],
     kind: str,
@@ -115,7 +151,7 @@ def _standard(
     *,
     update_kwargs: Callable[[Any, Any], dict[str, Any]] | None = None,
 ) -> Built:
-    params, init_params, grads, with_params = param_kind(kind, PRECISIONS[precision])
+    params, init_params, grads, with_params = precision_kind(kind, precision)
     kwargs = update_kwargs(params, grads) if update_kwargs else {}
     return Built(factory(), params, grads, init_params, kwargs, with_params or bool(kwargs))
 
@@ -123,19 +159,26 @@ def _standard(
 # --------------------------------------------------------------------------- aliases
 
 
+def loss_dtype(params: Any) -> Any:
+    """The dtype of a loss of ``params``: their float leaves' dtypes promoted."""
+    return jnp.result_type(*(x for x in jax.tree.leaves(params) if eqx.is_inexact_array(x)))
+
+
 def _value_kwargs(params: Any, grads: Any) -> dict[str, Any]:
-    return {"value": jnp.asarray(1.0, jax.tree.leaves(params)[0].dtype)}
+    return {"value": jnp.asarray(1.0, loss_dtype(params))}
+
+
+def quadratic(p: Any) -> Any:
+    """A loss: the squared norm of the float leaves, in their promoted dtype."""
+    return sum(  # type: ignore[union-attr]
+        jnp.sum(jnp.square(x.astype(jnp.float32)))
+        for x in jax.tree.leaves(p)
+        if eqx.is_inexact_array(x)
+    ).astype(loss_dtype(p))
 
 
 def _lbfgs_kwargs(params: Any, grads: Any) -> dict[str, Any]:
-    def f(p: Any) -> Any:
-        return sum(  # type: ignore[union-attr]
-            jnp.sum(jnp.square(x.astype(jnp.float32)))
-            for x in jax.tree.leaves(p)
-            if jnp.issubdtype(x.dtype, jnp.inexact)
-        ).astype(jax.tree.leaves(p)[0].dtype)
-
-    return {"value": f(params), "grad": grads, "value_fn": f}
+    return {"value": quadratic(params), "grad": grads, "value_fn": quadratic}
 
 
 ALIASES: dict[str, Callable[[], Any]] = {
