@@ -67,3 +67,17 @@ def test_an_upward_import_breaks_the_contract(tmp_path):
     proc = _lint_imports(tmp_path)
     assert proc.returncode != 0
     assert "casebook.trace -> casebook.status.board" in proc.stdout, proc.stdout
+
+
+MAX_MODULE_LINES = 450
+"""No module of the package is longer (CONTRIBUTING.md, "The map"): a longer one holds
+more than one concern, or data that belongs in its case folder's files."""
+
+
+def test_no_module_is_longer_than_the_limit():
+    long = {
+        p.relative_to(ROOT).as_posix(): n
+        for p in sorted((ROOT / "casebook").rglob("*.py"))
+        if (n := len(p.read_text().splitlines())) > MAX_MODULE_LINES
+    }
+    assert not long, f"modules over {MAX_MODULE_LINES} lines: {long}"
