@@ -1,8 +1,10 @@
 """Pytest wiring of the test command: benchmark cells time alone (:mod:`casebook.tools.suite`).
 
-Every unit test holds the suite lock shared; every cell of a page (run by nbmake through
-nbclient) holds it shared, or exclusively if the cell is tagged ``benchmark``. The lock is
-off unless ``CASEBOOK_SUITE_LOCK`` is set, as the test command does.
+Every unit test holds the suite lock shared for its whole run, set-up and tear-down of its
+fixtures included (a module's fixture that builds HTML or fetches wheels is work too); every
+cell of a page (run by nbmake through nbclient) holds it shared, or exclusively if the cell
+is tagged ``benchmark``. The lock is off unless ``CASEBOOK_SUITE_LOCK`` is set, as the test
+command does.
 """
 
 from __future__ import annotations
@@ -17,9 +19,14 @@ from nbclient import NotebookClient
 from casebook.tools import suite
 
 
-@pytest.fixture(autouse=True)
-def _shares_the_machine() -> Iterator[None]:
-    with suite.shared():
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """A unit test shares the machine from its first fixture to its last tear-down. A page
+    (an nbmake item) is left to its cells, which take the lock one by one."""
+    if isinstance(item, pytest.Function):
+        with suite.shared():
+            yield
+    else:
         yield
 
 
