@@ -15,6 +15,8 @@ from typing import Any
 
 import jax
 
+from casebook.tools.suite import QUIET_MALLOC
+
 __all__ = ["QUIET_MALLOC", "device_label", "scale_for_device"]
 
 
@@ -63,20 +65,3 @@ def _run_meta() -> dict[str, Any]:
         "machine": platform.machine(),
         "date": datetime.datetime.now(datetime.UTC).isoformat(timespec="seconds"),
     }
-
-
-QUIET_MALLOC: dict[str, str] = {
-    "MALLOC_ARENA_MAX": "1",
-    "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
-    "MALLOC_TRIM_THRESHOLD_": str(16 << 30),
-    "MALLOC_TOP_PAD_": str(1 << 30),
-}
-"""glibc malloc settings for a benchmark *subprocess* on CPU (pass as ``env=``).
-
-XLA's CPU buffers come from malloc. By default, large blocks are mmap-ed fresh and
-returned on free, so every step's outputs first-touch new pages (~6 us per 4 KiB page
-on the VMs measured here): tens of milliseconds per step at tens of MiB, in different
-amounts per variant. These settings keep freed memory in the process for reuse; the
-``faults/call`` column of :meth:`~casebook.bench.Timings.table` shows whether it worked
-(it should read 0). They must be set before the process starts, hence a subprocess.
-"""

@@ -18,6 +18,7 @@ import pkgutil
 import sys
 from dataclasses import dataclass
 from pathlib import Path
+from types import ModuleType
 
 from casebook.project import ROOT
 
@@ -139,7 +140,7 @@ tests (`tests/test_doctests.py`), so each one shows what the function really ret
 """
 
 
-def _directive(owner: object, name: str, members: dict[str, str]) -> str:
+def _directive(owner: ModuleType, name: str, members: dict[str, str]) -> str:
     """The autodoc directive of one exported name."""
     value = getattr(owner, name)
     if inspect.isclass(value) and issubclass(value, BaseException):
@@ -159,22 +160,26 @@ def _is_api_object(value: object) -> bool:
     return inspect.isclass(value) or callable(value)
 
 
-def _data_docstring(owner: object, name: str) -> str:
+def _data_docstring(owner: ModuleType, name: str) -> str:
     """The docstring written under ``name = ...`` in the module that defines it (the
     package itself or one of its modules): a re-exported constant has no docstring of
     its own, and autodoc would show its type's instead."""
     package = getattr(owner, "__path__", None)
     modules = [owner]
     if package is not None:
-        prefix = owner.__name__ + "."  # type: ignore[attr-defined]
+        prefix = owner.__name__ + "."
         modules += [
             importlib.import_module(info.name)
             for info in pkgutil.iter_modules(package, prefix)
             if not info.ispkg and not cases_program(info.name)
         ]
-    for module in modules:
-        source = Path(inspect.getfile(module)).read_text()  # type: ignore[arg-type]
-        body = ast.parse(source).body
+    seen: set[str] = set()
+    while modules:
+        module = modules.pop(0)
+        if module.__name__ in seen:
+            continue
+        seen.add(module.__name__)
+        body = ast.parse(Path(inspect.getfile(module)).read_text()).body
         for node, after in zip(body, body[1:]):
             targets = (
                 node.targets if isinstance(node, ast.Assign) else [getattr(node, "target", None)]
@@ -182,6 +187,13 @@ def _data_docstring(owner: object, name: str) -> str:
             named = any(isinstance(t, ast.Name) and t.id == name for t in targets)
             if named and isinstance(after, ast.Expr) and isinstance(after.value, ast.Constant):
                 return inspect.cleandoc(str(after.value.value))
+        for node in body:  # a name imported from another casebook module: look there too
+            if (
+                isinstance(node, ast.ImportFrom)
+                and (node.module or "").startswith("casebook")
+                and any(alias.name == name for alias in node.names)
+            ):
+                modules.append(importlib.import_module(node.module or ""))
     return ""
 
 

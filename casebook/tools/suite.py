@@ -28,6 +28,7 @@ __all__ = [
     "BENCHMARK_TAG",
     "LOCK_ENV",
     "PARALLEL",
+    "QUIET_MALLOC",
     "TEST_ARGS",
     "exclusive",
     "held",
@@ -71,6 +72,24 @@ def exclusive() -> contextlib.AbstractContextManager[None]:
 
 # ------------------------------------------------------------------- the test command
 
+QUIET_MALLOC: dict[str, str] = {
+    "MALLOC_ARENA_MAX": "1",
+    "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
+    "MALLOC_TRIM_THRESHOLD_": str(16 << 30),
+    "MALLOC_TOP_PAD_": str(1 << 30),
+}
+"""glibc malloc settings for a benchmark *subprocess* on CPU (pass as ``env=``), and for
+every process of the test command (``run_tests`` sets them), page kernels included.
+
+XLA's CPU buffers come from malloc. By default, large blocks are mmap-ed fresh and
+returned on free, so every step's outputs first-touch new pages (~6 us per 4 KiB page
+on the VMs measured here): tens of milliseconds per step at tens of MiB, in different
+amounts per variant. These settings keep freed memory in the process for reuse; the
+``faults/call`` column of ``Timings.table`` shows whether it worked
+(it should read 0). They must be set before the process starts, hence a subprocess.
+"""
+
+
 PARALLEL = ["-n", "auto", "--maxprocesses", "4", "--dist", "load"]
 """pytest-xdist: one worker per core, at most four (each holds jax and warm servers)."""
 
@@ -82,7 +101,10 @@ def run_tests(py: str | Path, args: list[str]) -> None:
     """``pytest ARGS`` with the suite lock on: benchmark cells time alone while the rest
     runs in parallel."""
     with tempfile.TemporaryDirectory(prefix="casebook-suite-") as tmp:
-        env = {**os.environ, LOCK_ENV: str(Path(tmp) / "suite.lock")}
+        # Quiet malloc everywhere: a page's in-kernel benchmark then reuses its buffers
+        # instead of first-touching fresh pages, whose cost varies with what the rest of
+        # the suite does to the machine's memory.
+        env = {**os.environ, **QUIET_MALLOC, LOCK_ENV: str(Path(tmp) / "suite.lock")}
         environment.sh([py, "-m", "pytest", *args], cwd=ROOT, env=env)
 
 
