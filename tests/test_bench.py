@@ -261,7 +261,7 @@ def test_a_timing_whose_control_is_off_is_timed_again(monkeypatch) -> None:
     that timing away and times the rounds again."""
     controls = iter([1.5, 1.0])
 
-    def fake_rounds(variants, names, rounds, min_seconds, calls_per_round):
+    def fake_rounds(variants, names, order, rounds, min_seconds, calls_per_round):
         aa = next(controls)
         wall = {"a": [1.0], "b": [2.0], "a (A/A)": [aa]}
         return Timings(wall=wall, cpu=wall, faults={n: [0.0] for n in wall}, meta={})
@@ -283,3 +283,15 @@ def test_a_claim_must_state_its_interval_and_bound_something() -> None:
     with pytest.raises(ValueError, match="does not state its bound 3"):
         timings.claim("b", "a", at_least=1.5, at_most=3, says="b takes at least 1.5x a")
     assert timings.claim("b", "a", at_least=1.5, says="b takes at least 1.5x a").holds
+
+
+def test_the_a_a_twin_never_runs_right_after_its_original() -> None:
+    """The twin sits in the middle of a round: in every rotation, each copy of the first
+    variant follows another variant, so the control compares like with like."""
+    order = _timing._timing_order(["a", "b", "c", "d", "copy", "a (A/A)"], control=True)
+    assert order == ["a", "b", "c", "a (A/A)", "d", "copy"]
+    for shift in range(len(order)):
+        rotated = order[shift:] + order[:shift]
+        pairs = set(zip(rotated, rotated[1:] + rotated[:1]))
+        assert ("a", "a (A/A)") not in pairs and ("a (A/A)", "a") not in pairs
+    assert _timing._timing_order(["a", "a (A/A)"], control=True) == ["a", "a (A/A)"]

@@ -274,26 +274,41 @@ def interleave(
         first = next(iter(variants))
         variants = {**variants, first + CONTROL_SUFFIX: variants[first]}
     names = list(variants)
+    order = _timing_order(names, control)
     for _ in range(warmup):
-        for name in names:
+        for name in order:
             for _ in range(calls_per_round):
                 jax.block_until_ready(variants[name]())
     for attempt in range(1, max(1, attempts) + 1):
-        timings = _timed_rounds(variants, names, rounds, min_seconds, calls_per_round)
+        timings = _timed_rounds(variants, names, order, rounds, min_seconds, calls_per_round)
         timings.meta.update(warmup=warmup, attempts=attempt)
         if not control or abs(control_ratio(timings)[1] - 1.0) <= TOLERANCE:
             break
     return timings
 
 
+def _timing_order(names: list[str], control: bool) -> list[str]:
+    """The order of a round: the given one, with the A/A twin (last in ``names``) moved to
+    the middle, so that neither copy of the first variant runs right after the other, and
+    each follows a variant of its own kind of work (a twin that always runs right before its
+    original, on the same state, would time a different cache than the original does)."""
+    if not control or len(names) < 3:
+        return names
+    twin, rest = names[-1], names[:-1]
+    middle = (len(rest) + 1) // 2
+    return rest[:middle] + [twin] + rest[middle:]
+
+
 def _timed_rounds(
     variants: Mapping[str, Callable[[], Any]],
     names: list[str],
+    order: list[str],
     rounds: int,
     min_seconds: float | None,
     calls_per_round: int,
 ) -> Timings:
-    """The timed rounds of :func:`interleave`, each in a rotated order."""
+    """The timed rounds of :func:`interleave`, each in a rotated ``order``; the samples
+    are kept in the order of ``names``."""
     wall: dict[str, list[float]] = {name: [] for name in names}
     cpu: dict[str, list[float]] = {name: [] for name in names}
     faults: dict[str, list[float]] = {name: [] for name in names}
@@ -306,8 +321,8 @@ def _timed_rounds(
         return min_seconds is not None and time.perf_counter() - started < min_seconds
 
     while more():
-        shift = done % len(names)
-        for name in names[shift:] + names[:shift]:
+        shift = done % len(order)
+        for name in order[shift:] + order[:shift]:
             w, c, f = _time_calls(variants[name], calls_per_round)
             wall[name].append(w)
             cpu[name].append(c)
