@@ -134,6 +134,7 @@ def profile_page(path: Path, timeout: int = 900) -> PageProfile:
         nb,
         timeout=timeout,
         kernel_name="python3",
+        allow_errors=True,  # a failing cell is timed too; the page goes on, as a profile should
         resources={"metadata": {"path": str(path.parent)}},
         on_cell_start=on_start,
         on_cell_executed=on_executed,
