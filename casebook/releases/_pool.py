@@ -31,6 +31,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from casebook import storage
 from casebook.releases.errors import RunCrashed, RunTimeout
 
 __all__ = [
@@ -92,23 +93,13 @@ def _prefix() -> str:
     return f"{SOCKET_PREFIX}{os.getpid()}-"
 
 
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
-
-
 def sweep(tmp: Path | None = None) -> list[Path]:
     """Remove the socket directories of kernels that died without stopping their servers
     (killed at a time limit, say): ``cb-<pid>-*`` whose pid is gone. Returns them."""
     removed = []
     for directory in Path(tmp or tempfile.gettempdir()).glob(f"{SOCKET_PREFIX}*"):
         owner = directory.name.removeprefix(SOCKET_PREFIX).split("-", 1)[0]
-        if directory.is_dir() and (not owner.isdigit() or not _alive(int(owner))):
+        if directory.is_dir() and (not owner.isdigit() or not storage.process_alive(int(owner))):
             shutil.rmtree(directory, ignore_errors=True)
             removed.append(directory)
     return removed

@@ -295,18 +295,8 @@ def _sweep_partial(final: Path) -> None:
     interrupted set-up (Ctrl-C, a kill) left behind."""
     for scratch in final.parent.glob(f"{final.name}.partial-*"):
         pid = scratch.name.rpartition("-")[2]
-        if pid.isdigit() and int(pid) != os.getpid() and not _alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not storage.process_alive(int(pid)):
             shutil.rmtree(scratch, ignore_errors=True)
-
-
-def _alive(pid: int) -> bool:
-    try:
-        os.kill(pid, 0)
-    except ProcessLookupError:
-        return False
-    except PermissionError:
-        return True
-    return True
 
 
 def ensure_all(

@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
+from casebook import storage
 from casebook.project import ROOT
 
 __all__ = ["PAGE", "SECTIONS", "Section", "main", "page_text"]
@@ -228,12 +229,7 @@ def page_text() -> str:
 
 def main(argv: list[str] | None = None) -> int:
     """Rewrite ``book/api.md``; with ``--check``, exit 1 when it is out of date instead."""
-    text = page_text()
-    if argv and "--check" in argv:
-        return 0 if PAGE.read_text() == text else 1
-    PAGE.write_text(text)
-    print(f"casebook: wrote {Path(PAGE).relative_to(ROOT)}")
-    return 0
+    return storage.write_generated(PAGE, page_text(), argv)
 
 
 if __name__ == "__main__":

@@ -15,6 +15,7 @@ from __future__ import annotations
 import sys
 from collections.abc import Iterable
 
+from casebook import storage
 from casebook.cases import CASES, Case, Message
 from casebook.project import ROOT
 
@@ -103,13 +104,8 @@ def page_text(cases: Iterable[Case] = CASES) -> str:
 
 
 def main(argv: list[str] | None = None) -> int:
-    """Rewrite ``book/errors.md``; with ``--check``, exit 1 when it is out of date."""
-    text = page_text()
-    if argv and "--check" in argv:
-        return 0 if PAGE.read_text() == text else 1
-    PAGE.write_text(text)
-    print(f"casebook: wrote {PAGE.relative_to(ROOT)}")
-    return 0
+    """Rewrite ``book/errors.md``; with ``--check``, exit 1 when it is out of date instead."""
+    return storage.write_generated(PAGE, page_text(), argv)
 
 
 if __name__ == "__main__":
