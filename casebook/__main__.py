@@ -76,6 +76,7 @@ COMMANDS: dict[str, Command] = {
     "profile": _in_venv("casebook.status.profile"),
     "check-corpus": _in_venv("casebook.corpus"),
     "explain": _here("casebook.cases._explain", "main"),
+    "workshop": _in_venv("casebook.workshop"),
     "new": _here("casebook.cases._scaffold", "main"),
     "new-case": _here("casebook.cases._scaffold", "main"),
 }

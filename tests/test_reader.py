@@ -46,18 +46,18 @@ def _first_markdown(case) -> str:
 
 
 def story_words(case) -> int:
-    """Words of the markdown cells from the top to the ``## The record`` heading (code
-    blocks inside them not counted)."""
+    """Words of the markdown cells from the top to the ``## Exercises`` heading (or
+    ``## The record``, whichever comes first; code blocks inside them not counted): the
+    exercises are the workshop's, the record the proof's, neither the story's."""
     words = 0
     for cell in _cells(case):
         if cell["cell_type"] != "markdown":
             continue
-        text = _source(cell)
-        head, record, _ = text.partition("\n## The record")
-        if text.startswith("## The record"):
-            break
+        head, *rest = re.split(
+            r"^## (?:Exercises|The record)\b", _source(cell), maxsplit=1, flags=re.M
+        )
         words += len(re.sub(r"```.*?```", "", head, flags=re.S).split())
-        if record:
+        if rest:
             break
     return words
 

@@ -4,7 +4,8 @@ The releases are listed once, with the sha256 of their wheels, in ``manifest.tom
 :func:`fetch` (``python3 -m casebook fetch``) downloads exactly those wheels with pip
 (which enforces the hashes), verifies them again and unpacks them into the cache;
 :func:`locate` finds an unpacked release for a run. Nothing is downloaded at run time,
-and every error names the command that fixes it.
+and every error names the command that fixes it, except on demand (a page in Colab,
+:mod:`casebook.releases._ondemand`), where a missing wheel is fetched by its first run.
 
 Standard library only: ``python3 -m casebook fetch`` imports this before anything else is
 installed.
@@ -27,6 +28,7 @@ from pathlib import Path
 
 from casebook import storage
 from casebook.project import ROOT
+from casebook.releases import _ondemand
 from casebook.releases.errors import HashMismatch, ReleaseError, ReleaseNotCached, UnknownRelease
 
 __all__ = [
@@ -270,6 +272,8 @@ def locate(
     rel = resolve(spec, manifest)
     cache = Path(cache or cache_dir())
     marker = _marker(rel, cache)
+    if not marker.exists() and _ondemand.enabled():
+        fetch([rel.spec], cache=cache, manifest=manifest)
     if not marker.exists():
         raise ReleaseNotCached(
             f"{rel.spec} is in the manifest but not in the cache ({cache}). "

@@ -41,6 +41,7 @@ from pathlib import Path
 
 from casebook import storage
 from casebook.project import PACKAGE
+from casebook.releases import _ondemand
 from casebook.releases._manifest import cache_dir
 from casebook.releases.errors import (
     EraBuildFailed,
@@ -319,10 +320,16 @@ def _build(era: Era, base: str, venv: Path) -> None:
     """Make the venv at ``venv`` and install the era's lock into it: with uv when it is
     installed (its wheel cache is shared; the system's certificates are trusted, as pip
     trusts its configured ones), else, or if uv cannot reach the index, with pip. Either
-    compiles the bytecode now, so the first run in the era does not."""
+    compiles the bytecode now, so the first run in the era does not. On demand (Colab,
+    :mod:`casebook.releases._ondemand`), the wheels are downloaded first, their size
+    printed and a progress bar shown, and installed from those files alone."""
     subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
     python = venv / "bin" / "python"
     pins = ["--require-hashes", "--no-deps", "-r", str(era.lock)]
+    if _ondemand.enabled():
+        wheels = venv.parent / f"{era.name}.wheels"
+        _ondemand.download(_ondemand.choose(era.lock, era.python), wheels, f"era:{era.name}")
+        pins = ["--no-index", "--find-links", str(wheels), *pins]
     uv_path = uv()
     if uv_path:
         command = [uv_path, "pip", "install", "--quiet", "--system-certs", "--compile-bytecode"]

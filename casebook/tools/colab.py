@@ -1,14 +1,17 @@
 """The set-up cell that lets every executed page run in Colab, Binder or any Jupyter.
 
-Each case notebook, the lessons page and the status board start with the same code cell
+Each case notebook, the lessons page and the status board start with a set-up code cell
 (tagged ``casebook-setup`` and ``remove-cell``, so the HTML hides it). Where ``casebook``
 is importable (the test suite, the book build, a clone after ``python3 -m casebook setup``)
-it does nothing. Elsewhere it installs ``casebook[cases]`` from the repository at the
-branch the launch buttons open, then fetches the historical wheels into the per-user
-cache. The repository address and branch come from one place, ``_config.yml``;
-:func:`sync` rewrites the cells from it and ``tests/test_colab.py`` fails when a cell
-differs. ``$CASEBOOK_SOURCE`` replaces the address (a ``git+file://`` URL of a local
-clone in the Colab simulation, :mod:`casebook.tools.colabsim`).
+it does nothing. Elsewhere it installs ``casebook`` from the repository at the branch the
+launch buttons open, with only the extras that page uses (:func:`extras_of`: the
+``%%on_release`` magic, the era stacks, equinox, diffrax, the plots), and switches the
+releases on demand (:mod:`casebook.releases._ondemand`): a historical wheel or an era stack
+is downloaded by the first cell that runs it, with its size and a progress bar, so a page
+needing no era downloads none. The repository address and branch come from one place,
+``_config.yml``; :func:`sync` rewrites the cells from it and ``tests/test_colab.py`` fails
+when a cell differs. ``$CASEBOOK_SOURCE`` replaces the address (a ``git+file://`` URL of a
+local clone in the Colab simulation, :mod:`casebook.tools.colabsim`).
 
 Standard library only.
 """
@@ -28,7 +31,8 @@ TAGS = ["casebook-setup", "remove-cell"]
 
 _CELL = """\
 # Set-up for Colab, Binder or any Jupyter without the book's package: installs `casebook`
-# from the book's repository, then fetches the historical optax wheels the cells run.
+# with what this page uses ({extras}) from the book's repository. A historical release or an
+# era stack is downloaded by the first cell that runs it (its size is printed first).
 # Where `casebook` is already installed (the test suite, a clone after
 # `python3 -m casebook setup`) it does nothing.
 import importlib
@@ -39,10 +43,25 @@ import sys
 
 if importlib.util.find_spec("casebook") is None:
     source = os.environ.get("CASEBOOK_SOURCE", "{source}")
-    pip = [sys.executable, "-m", "pip", "install", "-q", f"casebook[cases] @ {{source}}"]
+    pip = [sys.executable, "-m", "pip", "install", "-q", f"casebook[{extras}] @ {{source}}"]
     subprocess.run(pip, check=True)
-    subprocess.run([sys.executable, "-m", "casebook", "fetch"], check=True)
+    os.environ["CASEBOOK_ON_DEMAND"] = "1"
     importlib.invalidate_caches()"""
+
+_REGISTRY = (
+    r"casebook\.(?:cases|corpus|status)\b|from casebook import .*\b(?:cases|corpus|status)\b"
+)
+
+#: The extras of ``pyproject.toml`` a page needs, each with what in its code needs it.
+EXTRAS: dict[str, re.Pattern[str]] = {
+    "history": re.compile(r"%%on_release|casebook\.releases|\bon_release\b"),
+    "eras": re.compile(r"\bera:[a-z]"),
+    # the registry (casebook.cases) and the survey (casebook.corpus) import every case's
+    # programs, Equinox models and a diffrax ODE among them
+    "equinox": re.compile(r"^\s*(?:import|from) (?:equinox|diffrax)\b|" + _REGISTRY, re.M),
+    "diffrax": re.compile(r"^\s*(?:import|from) diffrax\b|" + _REGISTRY, re.M),
+    "plots": re.compile(r"^\s*(?:import|from) (?:matplotlib|scipy)\b", re.M),
+}
 
 
 def repository(config: Path = CONFIG) -> tuple[str, str]:
@@ -60,9 +79,19 @@ def install_source(config: Path = CONFIG) -> str:
     return f"git+{url}@{branch}"
 
 
-def setup_cell_source(config: Path = CONFIG) -> str:
-    """The source of the set-up cell, for the repository of ``config``."""
-    return _CELL.format(source=install_source(config))
+def setup_cell_source(config: Path = CONFIG, extras: tuple[str, ...] = tuple(EXTRAS)) -> str:
+    """The source of the set-up cell, for the repository of ``config``, installing
+    ``casebook`` with ``extras``."""
+    return _CELL.format(source=install_source(config), extras=",".join(extras))
+
+
+def extras_of(cells: list[dict]) -> tuple[str, ...]:
+    """The extras a page's code cells (its set-up cell aside) need, in :data:`EXTRAS`'
+    order."""
+    code = "\n".join(
+        "".join(c["source"]) for c in cells if c["cell_type"] == "code" and not _is_setup(c)
+    )
+    return tuple(name for name, pattern in EXTRAS.items() if pattern.search(code))
 
 
 def pages(root: Path = ROOT) -> list[Path]:
@@ -93,12 +122,13 @@ def first_code_cell(notebook: Path) -> dict | None:
 
 def is_in_sync(notebook: Path, config: Path = CONFIG) -> bool:
     """Whether the notebook's first code cell is today's set-up cell, tagged as such."""
-    cell = first_code_cell(notebook)
+    cells = json.loads(notebook.read_text())["cells"]
+    cell = next((c for c in cells if c["cell_type"] == "code"), None)
     return (
         cell is not None
         and _is_setup(cell)
         and cell["metadata"]["tags"][:2] == TAGS
-        and "".join(cell["source"]) == setup_cell_source(config)
+        and "".join(cell["source"]) == setup_cell_source(config, extras_of(cells))
     )
 
 
@@ -110,7 +140,7 @@ def sync(root: Path = ROOT, config: Path = CONFIG) -> list[Path]:
         nb = json.loads(path.read_text())
         cells = [c for c in nb["cells"] if not _is_setup(c)]
         first_code = next((i for i, c in enumerate(cells) if c["cell_type"] == "code"), len(cells))
-        cells.insert(first_code, _cell(setup_cell_source(config)))
+        cells.insert(first_code, _cell(setup_cell_source(config, extras_of(cells))))
         if cells != nb["cells"]:
             nb["cells"] = cells
             path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")

@@ -122,6 +122,23 @@ def simulate(page_paths: list[str]) -> int:
     return failed
 
 
+def bare_env(py: Path, cache: Path) -> dict[str, str]:
+    """The environment of a simulated Colab runtime: none of the book's variables, the
+    interpreter ``py`` first on ``PATH``, no pip cache, ``cache`` as the user's cache, and
+    ``$CASEBOOK_SOURCE`` pointing at this clone's ``HEAD``."""
+    env = {
+        k: v
+        for k, v in os.environ.items()
+        if not k.startswith(("CASEBOOK_", "PYTHON", "VIRTUAL_ENV", "JAX_", "PIP_"))
+    }
+    return env | {
+        "CASEBOOK_SOURCE": f"git+file://{ROOT}@{_head()}",
+        "XDG_CACHE_HOME": str(cache),
+        "PIP_NO_CACHE_DIR": "1",
+        "PATH": f"{py.parent}{os.pathsep}{env.get('PATH', '')}",
+    }
+
+
 def main(argv: list[str]) -> int:
     """``colab-sim [PAGE ...]``: the pages to run (default: cases 1 and 5, lessons)."""
     return 1 if simulate(list(argv) or list(DEFAULT_PAGES)) else 0

@@ -1,0 +1,130 @@
+"""The workshop: ``python3 -m casebook workshop [--out DIR] [--benchmarks]``.
+
+Writes a student edition and a teacher edition of each case page and of the lessons page
+(:mod:`casebook.workshop._editions`), in plain Markdown Colab renders
+(:mod:`casebook.workshop._myst`), into a folder a teacher can zip or push::
+
+    DIR/README.md                   what is where, and how to hand it out
+    DIR/student/01-optax-828-....ipynb
+    DIR/teacher/01-optax-828-....ipynb
+
+The plan that times them is ``book/teach.md``; its minutes come from running these
+editions (:mod:`casebook.workshop.timing`, :mod:`casebook.workshop.simulate`,
+:mod:`casebook.workshop.plan`).
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+from pathlib import Path
+
+from casebook import storage
+from casebook.project import ROOT
+from casebook.workshop._editions import EXERCISE_TAG, PAGES, Edition, cut
+from casebook.workshop._myst import BOOK_URL, RawMyST, leftover, render
+
+__all__ = [
+    "BOOK_URL",
+    "DEFAULT_OUT",
+    "EXERCISE_TAG",
+    "PAGES",
+    "Edition",
+    "RawMyST",
+    "build",
+    "cut",
+    "leftover",
+    "main",
+    "render",
+]
+
+DEFAULT_OUT = ROOT / "_build" / "workshop"
+
+_README = """\
+# JAX Bug Casebook: workshop editions
+
+Made by `python3 -m casebook workshop`{flags} from the book's pages. The plan, with its
+measured minutes, is the book's "Teach from this book" page ({url}book/teach.html).
+
+- `student/`: hand these out. Each is a page's card, story and exercises; each exercise
+  is followed by an empty cell, and its statement says what a correct answer prints.
+- `teacher/`: the same notebooks with the solutions in place, each checked by the cell
+  after it.
+
+To hand them out, push `student/` to a repository and share Colab links
+(`https://colab.research.google.com/github/OWNER/REPO/blob/BRANCH/student/NAME.ipynb`),
+or zip it (Colab: File > Upload notebook). The first cell of each installs what that
+notebook needs; a historical release or an era stack downloads on first use, its size
+printed first.
+
+{table}
+"""
+
+
+def _write(path: Path, notebook: dict) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    storage.write_text(path, json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
+
+
+def _count(notebook: dict) -> int:
+    return sum(c["cell_type"] == "code" for c in notebook["cells"])
+
+
+def build(out: Path = DEFAULT_OUT, *, benchmarks: bool = False) -> list[Edition]:
+    """Write every page's two editions and a README into ``out``; the editions."""
+    editions = [cut(page, benchmarks=benchmarks) for page in PAGES]
+    rows = ["| notebook | code cells (student) | exercises |", "|---|---|---|"]
+    for edition in editions:
+        _write(out / "student" / f"{edition.name}.ipynb", edition.student)
+        _write(out / "teacher" / f"{edition.name}.ipynb", edition.teacher)
+        blanks = sum(
+            EXERCISE_TAG in c["metadata"].get("tags", []) for c in edition.student["cells"]
+        )
+        rows.append(f"| {edition.name} | {_count(edition.student)} | {blanks} |")
+    flags = " --benchmarks" if benchmarks else ""
+    readme = _README.format(flags=flags, url=BOOK_URL, table="\n".join(rows))
+    out.mkdir(parents=True, exist_ok=True)
+    storage.write_text(out / "README.md", readme)
+    return editions
+
+
+def main(argv: list[str]) -> int:
+    """``workshop [--out DIR] [--benchmarks]``; ``--measure`` (time the student editions
+    here), ``--colab-sim [--without-jax]`` (time them in simulated Colab runtimes),
+    ``--plan`` (rewrite the plan in ``book/teach.md`` from the stored figures)."""
+    parser = argparse.ArgumentParser(prog="python3 -m casebook workshop")
+    parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the folder to write")
+    parser.add_argument(
+        "--benchmarks",
+        action="store_true",
+        help="keep the Benchmark sections (left out by default)",
+    )
+    parser.add_argument("--measure", action="store_true", help="time the student editions here")
+    parser.add_argument(
+        "--colab-sim", action="store_true", help="time them in simulated Colab runtimes"
+    )
+    parser.add_argument(
+        "--without-jax", action="store_true", help="with --colab-sim: jax not preinstalled"
+    )
+    parser.add_argument("--plan", action="store_true", help="rewrite the plan in book/teach.md")
+    args = parser.parse_args(argv)
+    if args.measure or args.colab_sim:
+        from casebook.workshop import simulate
+
+        return (
+            1 if (simulate.here() if args.measure else simulate.colab(not args.without_jax)) else 0
+        )
+    if args.plan:
+        from casebook.workshop import plan
+
+        changed = plan.sync()
+        print(
+            f"casebook workshop: the plan in {plan.TEACH.name} {'rewritten' if changed else 'is current'}"
+        )
+        late = plan.check()
+        for line in late:
+            print(f"casebook workshop: does not fit: {line}")
+        return 1 if late else 0
+    editions = build(args.out, benchmarks=args.benchmarks)
+    print(f"casebook workshop: {len(editions)} student and teacher editions in {args.out}")
+    return 0

@@ -1,0 +1,238 @@
+"""A page's student and teacher editions: the card, the story and the exercises.
+
+A student edition is what a participant opens in Colab: the page's card, its story and
+its exercises, each exercise followed by one empty code cell; the record, the benchmark
+(unless asked for) and the book's hidden checks are left out, and the Markdown is plain
+(:mod:`casebook.workshop._myst`). The teacher edition is the same notebook with the
+solutions in place of the empty cells, each followed by the book's check of it.
+
+A hidden cell is kept when a later cell uses a name it binds (or it loads an extension),
+so that the edition runs top to bottom without the rest of the book's assertions. The
+set-up cell is the page's, recomputed for what the edition uses
+(:func:`casebook.tools.colab.extras_of`): an edition without the benchmark may need less.
+
+Standard library only (IPython, where installed, reads magics for the name analysis).
+"""
+
+from __future__ import annotations
+
+import ast
+import copy
+import dataclasses
+import json
+import re
+from pathlib import Path
+
+from casebook.project import ROOT
+from casebook.tools import colab
+from casebook.workshop import _myst
+
+__all__ = ["CHECK_TAG", "EXERCISE_TAG", "Edition", "PAGES", "cut"]
+
+PAGES = (
+    "notebooks/01-optax-828-zero-nans-multisteps",
+    "notebooks/02-optax-1373-callable-mask-inject",
+    "notebooks/03-optax-1017-lbfgs-equinox",
+    "notebooks/04-optax-1210-lbfgs-x64-scan",
+    "notebooks/05-diffrax-521-pidcontroller-multisteps",
+    "book/lessons",
+)
+"""The pages a workshop uses, in the order of the plan (``book/teach.md``)."""
+
+EXERCISE_TAG = "exercise"
+"""The tag of a student edition's empty answer cell (and of a teacher's solution cell)."""
+
+CHECK_TAG = "check"
+"""The tag of a teacher edition's cell that checks the solution before it (the book's
+hidden cell: it may use the book's helpers; the solution itself may not)."""
+
+HIDDEN = {"remove-input", "remove-cell"}
+LEFT_OUT = ("The record",)
+BENCHMARK = "Benchmark"
+
+
+@dataclasses.dataclass(frozen=True)
+class Edition:
+    """The two editions of one page, as notebooks (``dict``, nbformat 4)."""
+
+    page: str
+    student: dict
+    teacher: dict
+
+    @property
+    def name(self) -> str:
+        return Path(self.page).name
+
+
+def _source(cell: dict) -> str:
+    return "".join(cell["source"])
+
+
+def _tags(cell: dict) -> set[str]:
+    return set(cell.get("metadata", {}).get("tags", []))
+
+
+def _code(source: str, tags: list[str] | None = None) -> dict:
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "metadata": {"tags": tags} if tags else {},
+        "outputs": [],
+        "source": source,
+    }
+
+
+def _markdown(source: str) -> dict:
+    return {"cell_type": "markdown", "metadata": {}, "source": source}
+
+
+def _split_sections(cells: list[dict]) -> list[tuple[str, dict]]:
+    """``(section, cell)`` for every cell, Markdown cells split at their ``## `` headings
+    so that a section starts with its own cell."""
+    out, section = [], ""
+    for cell in cells:
+        if cell["cell_type"] != "markdown":
+            out.append((section, cell))
+            continue
+        for part in re.split(r"(?m)^(?=## )", _source(cell)):
+            if not part.strip():
+                continue
+            heading = re.match(r"## (.+)", part)
+            section = heading.group(1).strip() if heading else section
+            out.append((section, _markdown(part)))
+    return out
+
+
+# ------------------------------------------------------------------ name analysis
+
+
+def _python(source: str) -> str:
+    """The cell as Python: a cell magic's body, line magics and shell lines blanked."""
+    lines = source.split("\n")
+    if lines and lines[0].startswith("%%"):
+        lines = lines[1:]
+    return "\n".join("" if re.match(r"\s*[%!]", x) else x for x in lines)
+
+
+def _binds(source: str) -> set[str]:
+    names = set(re.findall(r"--as\s+(\w+)", source.split("\n", 1)[0]))
+    try:
+        tree = ast.parse(_python(source))
+    except SyntaxError:
+        return names
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Name) and isinstance(node.ctx, ast.Store):
+            names.add(node.id)
+        elif isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            names.add(node.name)
+        elif isinstance(node, (ast.Import, ast.ImportFrom)):
+            names |= {(a.asname or a.name).split(".")[0] for a in node.names}
+    return names
+
+
+def _loads(source: str) -> set[str]:
+    try:
+        tree = ast.parse(_python(source))
+    except SyntaxError:
+        return set(re.findall(r"\b[A-Za-z_]\w*\b", source))
+    return {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+
+
+def _keep_needed(cells: list[tuple[dict, bool]]) -> list[dict]:
+    """The cells marked kept, plus each unmarked one that binds a name a later kept
+    cell loads, or loads an extension (``%load_ext``)."""
+    needed: set[str] = set()
+    kept = []
+    for cell, keep in reversed(cells):
+        source = _source(cell)
+        if cell["cell_type"] == "code" and not keep:
+            keep = bool((_binds(source) - {"_"}) & needed) or "%load_ext" in source
+        if keep:
+            kept.append(cell)
+            if cell["cell_type"] == "code":
+                needed |= _loads(source)
+    return kept[::-1]
+
+
+# ------------------------------------------------------------------------ cutting
+
+
+def _notebook(cells: list[dict], meta: dict, name: str) -> dict:
+    for i, cell in enumerate(cells):
+        cell["id"] = f"{name[:2]}-{i:03d}"
+    return {
+        "cells": cells,
+        "metadata": {
+            "kernelspec": meta.get("kernelspec", {"name": "python3", "display_name": "Python 3"}),
+            "language_info": {"name": "python"},
+            "colab": {"provenance": [], "toc_visible": True},
+        },
+        "nbformat": 4,
+        "nbformat_minor": 5,
+    }
+
+
+def _intro(page: str, teacher: bool) -> dict:
+    url = _myst.BOOK_URL + page + ".html"
+    what = (
+        "Teacher edition: the solutions follow each exercise, each checked by the cell after it."
+        if teacher
+        else "Student edition: each exercise is followed by an empty cell for your answer; "
+        "its statement says what a correct answer prints."
+    )
+    return _markdown(
+        f"*{what} Run the cells in order (the first installs what the page needs; in Colab a "
+        f"historical release downloads on first use). The full page, with the record that "
+        f"proves every claim, is [on the web]({url}).*"
+    )
+
+
+def cut(page: str, *, benchmarks: bool = False, root: Path = ROOT) -> Edition:
+    """The student and teacher editions of ``page`` (``"notebooks/01-..."``, no suffix)."""
+    nb = json.loads((root / f"{page}.ipynb").read_text())
+    links = _myst.Links.of_book(root)
+    exercises = [0]
+    student: list[tuple[dict, bool]] = []
+    teacher: list[tuple[dict, bool]] = []
+    in_solution = False
+    for section, cell in _split_sections(nb["cells"]):
+        if section in LEFT_OUT:
+            break
+        if section == BENCHMARK and not benchmarks:
+            continue
+        source, tags = _source(cell), _tags(cell)
+        if cell["cell_type"] == "markdown":
+            if source.lstrip().startswith("```{solution-start}"):
+                in_solution = True
+                student.append((_code("", [EXERCISE_TAG]), True))
+                teacher.append((_markdown("**Solution**"), True))
+                continue
+            if source.lstrip().startswith("```{solution-end}"):
+                in_solution = False
+                continue
+            text = _myst.render(source, page, links, exercises).strip()
+            if text:
+                student.append((_markdown(text), True))
+                teacher.append((_markdown(text), True))
+            continue
+        if "casebook-setup" in tags:
+            continue
+        if in_solution:
+            solution = copy.deepcopy(cell)
+            solution["metadata"] = {"tags": [EXERCISE_TAG, *([CHECK_TAG] if tags & HIDDEN else [])]}
+            teacher.append((solution, True))
+            continue
+        if "benchmark" in tags and not benchmarks:
+            continue
+        plain = _code(source, sorted(tags - HIDDEN) or None)
+        visible = not tags & HIDDEN
+        student.append((plain, visible))
+        teacher.append((plain, visible))
+    editions = []
+    for marked, is_teacher in ((student, False), (teacher, True)):
+        kept = _keep_needed(marked)
+        setup = _code(colab.setup_cell_source(extras=colab.extras_of(kept)), ["casebook-setup"])
+        title, *rest = kept
+        cells = copy.deepcopy([title, _intro(page, is_teacher), setup, *rest])
+        editions.append(_notebook(cells, nb["metadata"], Path(page).name))
+    return Edition(page, editions[0], editions[1])

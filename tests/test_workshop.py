@@ -1,0 +1,171 @@
+"""The workshop: student editions a participant can run in Colab, and a plan that fits.
+
+Each student edition runs top to bottom with its exercise cells left empty, and the
+teacher edition's solutions then pass in the same kernel; no raw MyST reaches a student;
+solutions are plain library code; the plan in ``book/teach.md`` is the one the stored
+figures add up to, and it fits its sessions with the slack it promises.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+
+import pytest
+from nbclient import NotebookClient
+
+from casebook.project import ROOT
+from casebook.tools import colab
+from casebook.workshop import BOOK_URL, EXERCISE_TAG, PAGES, RawMyST, cut, leftover, plan, render
+from casebook.workshop._editions import CHECK_TAG
+from casebook.workshop._myst import Links
+
+EDITIONS = {page: cut(page) for page in PAGES}
+PAGE = "notebooks/01-optax-828-zero-nans-multisteps"
+
+
+def _cells(notebook: dict, kind: str) -> list[str]:
+    return ["".join(c["source"]) for c in notebook["cells"] if c["cell_type"] == kind]
+
+
+def _tagged(notebook: dict, tag: str) -> list[dict]:
+    return [c for c in notebook["cells"] if tag in c.get("metadata", {}).get("tags", [])]
+
+
+# ------------------------------------------------------------------------ rendering
+
+
+def test_roles_become_links_to_the_published_book():
+    links = Links.of_book()
+    text = render(
+        "See {cite}`optax828`, {ref}`case1-ex1`, {doc}`the lessons <../book/lessons>` and "
+        "[proof](#case1-repro).",
+        PAGE,
+        links,
+    )
+    assert "[optax#828](https://github.com/google-deepmind/optax/issues/828)" in text
+    assert "notebooks/01-optax-828-zero-nans-multisteps.html#case1-ex1)" in text
+    assert (
+        "[the lessons](https://jax-bug-casebook.github.io/jax-bug-casebook/book/lessons.html)"
+        in text
+    )
+    assert "01-optax-828-zero-nans-multisteps.html#case1-repro)" in text
+    assert leftover(text) == []
+
+
+def test_directives_become_markdown_colab_renders():
+    text = render(
+        "````{exercise}\n:label: x-ex1\n\nDo it.\n\n:::{dropdown} What a correct answer prints\n"
+        "```text\nok\n```\n:::\n````\n\n:::{admonition} Heads up\n:class: tip\n\nRead this.\n:::\n",
+        PAGE,
+    )
+    assert text.startswith("### Exercise 1\n\nDo it.")
+    assert "<details>\n<summary>What a correct answer prints</summary>\n\n```text\nok\n```" in text
+    assert "> **Heads up**\n>\n> Read this." in text
+    assert leftover(text) == []
+
+
+def test_unknown_markup_is_refused_not_shown_raw():
+    with pytest.raises(RawMyST, match="figure"):
+        render(":::{figure} x.png\n:::\n", PAGE)
+    with pytest.raises(RawMyST, match="unknown label"):
+        render("{ref}`no-such-label`", PAGE)
+
+
+def test_the_book_url_is_the_config_s():
+    assert re.search(r"baseurl:\s*" + re.escape(BOOK_URL), (ROOT / "_config.yml").read_text())
+
+
+# ------------------------------------------------------------------------- editions
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_no_raw_myst_reaches_a_student(page):
+    for notebook in (EDITIONS[page].student, EDITIONS[page].teacher):
+        for text in _cells(notebook, "markdown"):
+            assert leftover(text) == [], text[:300]
+            assert "{glue" not in text and "```{" not in text
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_student_edition_is_the_card_the_story_and_the_exercises(page):
+    student = EDITIONS[page].student
+    markdown = "\n".join(_cells(student, "markdown"))
+    assert "## The record" not in markdown and "## Benchmark" not in markdown
+    source = (ROOT / f"{page}.md").read_text()
+    labels = re.findall(r"^:label: ([\w-]+)", source, re.M)
+    blanks = _tagged(student, EXERCISE_TAG)
+    assert len(blanks) == len(labels)
+    assert all("".join(c["source"]) == "" for c in blanks)
+    assert not any(
+        tag in c.get("metadata", {}).get("tags", [])
+        for c in student["cells"]
+        for tag in ("remove-input", "remove-cell", "benchmark")
+    )
+    if "## Benchmark" in source:
+        with_bench = cut(page, benchmarks=True).student
+        assert "## Benchmark" in "\n".join(_cells(with_bench, "markdown"))
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_solutions_are_plain_library_code_with_at_most_the_check(page):
+    teacher = EDITIONS[page].teacher
+    for cell in _tagged(teacher, EXERCISE_TAG):
+        if CHECK_TAG in cell["metadata"]["tags"]:
+            continue
+        source = "".join(cell["source"])
+        assert not source.lstrip().startswith("%"), source[:200]
+        imports = re.findall(r"^\s*(?:from|import) (casebook\S*)(?: import (.+))?", source, re.M)
+        assert all(m == "casebook.check" and n.strip() == "check_optimizer" for m, n in imports), (
+            imports
+        )
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("notebooks/")])
+def test_each_exercise_says_what_a_correct_answer_prints(page):
+    statements = [
+        t for t in _cells(EDITIONS[page].student, "markdown") if t.startswith("### Exercise")
+    ]
+    assert statements
+    for text in statements:
+        assert "<summary>What a correct answer prints</summary>" in text, text[:200]
+
+
+def test_the_set_up_cell_installs_only_what_the_edition_uses():
+    lessons = EDITIONS["book/lessons"].student
+    setup = _tagged(lessons, "casebook-setup")[0]
+    assert "eras" not in "".join(setup["source"]).split("casebook[", 1)[1].split("]")[0]
+    case1 = EDITIONS[PAGE].student
+    assert colab.extras_of(case1["cells"])[:2] == ("history", "eras")
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_student_edition_runs_then_the_teacher_s_solutions_pass(page, tmp_path):
+    """One kernel: the student edition top to bottom (answer cells empty), then every
+    cell of the teacher's solutions and their checks."""
+    edition = EDITIONS[page]
+    notebook = json.loads(json.dumps(edition.student))
+    solutions = _tagged(edition.teacher, EXERCISE_TAG)
+    notebook["cells"] += json.loads(json.dumps(solutions))
+    import nbformat
+
+    nb = nbformat.from_dict(notebook)
+    NotebookClient(
+        nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+    ).execute()
+    ran = [c for c in nb.cells if c.cell_type == "code" and c.get("execution_count")]
+    assert len(ran) == sum(
+        1 for c in nb.cells if c.cell_type == "code" and "".join(c.source).strip()
+    )
+
+
+# ----------------------------------------------------------------------------- plan
+
+
+def test_the_plan_in_teach_md_is_the_one_the_figures_add_up_to():
+    text = plan.TEACH.read_text()
+    assert plan.render() in text, "run `python3 -m casebook workshop --plan`"
+
+
+def test_the_plan_fits_its_sessions_with_the_slack_it_promises():
+    assert plan.check() == []
