@@ -127,7 +127,7 @@ def _bar(total: int, label: str):  # noqa: ANN202 - tqdm's type, or the stand-in
         from tqdm.auto import tqdm
     except ImportError:
         return _NoBar()
-    return tqdm(total=total, unit="B", unit_scale=True, unit_divisor=1024, desc=label)
+    return tqdm(total=total, unit="B", unit_scale=True, desc=label)
 
 
 class _NoBar:

@@ -160,6 +160,7 @@ def _keep_needed(cells: list[tuple[dict, bool]]) -> list[dict]:
 def _notebook(cells: list[dict], meta: dict, name: str) -> dict:
     for i, cell in enumerate(cells):
         cell["id"] = f"{name[:2]}-{i:03d}"
+        cell["source"] = "".join(cell["source"])  # one string, as nbformat writes it
     return {
         "cells": cells,
         "metadata": {
