@@ -178,6 +178,7 @@ def rows(data: Mapping[str, dict] | None = None) -> list[dict]:
     colab = data[COLAB]["pages"]
     here = {k: v for k, v in data.items() if not k.startswith("colab-sim")}
     local = next(iter(here.values()))["pages"] if here else {}
+    bare = data.get(COLAB + "-without-jax", {}).get("pages", {})
     out = []
     for block in BLOCKS:
         teaching, arithmetic = _teaching(block, colab)
@@ -194,6 +195,7 @@ def rows(data: Mapping[str, dict] | None = None) -> list[dict]:
                 "colab_s": fig.get("run_s"),
                 "cold_s": fig.get("cold_start_s"),
                 "here_s": local.get(block.page or "", {}).get("run_s"),
+                "cold_bare_s": bare.get(block.page or "", {}).get("cold_start_s"),
             }
         )
     return out
@@ -234,7 +236,9 @@ def render(data: Mapping[str, dict] | None = None) -> str:
         f"plus the seconds its cells ran in a simulated Colab runtime (`python3 -m casebook "
         f"workshop --colab-sim`, {when}: a fresh runtime per notebook with Colab's jax "
         f"preinstalled, Python {colab['python']}, on this book's 2-core build machine), cold "
-        f"start included. Exercise minutes are the plan's allotment. Each session keeps at "
+        f"start included (its downloads came from that machine's package mirror, faster than "
+        f"Colab's network: expect a longer first cell in Colab). Exercise minutes are the "
+        f"plan's allotment. Each session keeps at "
         f"least {SLACK:.0%} of its time free.",
         "",
     ]
@@ -254,6 +258,12 @@ def render(data: Mapping[str, dict] | None = None) -> str:
                 f"{row['arithmetic']} |"
             )
         out.append("")
+    totals = sessions(data)
+    out += [
+        f"In all, {sum(totals.values())} minutes of blocks in {len(totals)} sessions "
+        f"({', '.join(str(m) for m in totals.values())}).",
+        "",
+    ]
     out += _episodes(all_rows)
     out += [END]
     return "\n".join(out)
@@ -267,14 +277,16 @@ def _episodes(all_rows: list[dict]) -> list[str]:
             continue
         out += [f"#### {block.title}", ""]
         if block.page:
+            bare = (
+                f", {row['cold_bare_s']:.0f} s where jax must be installed first"
+                if row["cold_bare_s"] is not None
+                else ""
+            )
+            here = f"{row['here_s']:.0f} s" if row["here_s"] is not None else "not measured"
             out.append(
-                f"Student edition: {row['cells']} code cells; they ran in {row['colab_s']:.0f} s "
-                f"in the Colab simulation (first result after {row['cold_s']:.0f} s) and "
-                + (
-                    f"{row['here_s']:.0f} s on this machine."
-                    if row["here_s"] is not None
-                    else "were not run here."
-                )
+                f"Student edition: {row['cells']} code cells. Their cells ran for "
+                f"{row['colab_s']:.0f} s in the Colab simulation (first result {row['cold_s']:.0f} s "
+                f"after the first cell started{bare}); on the build machine, set up: {here}."
             )
             out.append("")
         for name, items in (
