@@ -4,19 +4,25 @@ Every unit test holds the suite lock shared for its whole run, set-up and tear-d
 fixtures included (a module's fixture that builds HTML or fetches wheels is work too); every
 cell of a page (run by nbmake through nbclient) holds it shared, or exclusively if the cell
 is tagged ``benchmark``. The lock is off unless ``CASEBOOK_SUITE_LOCK`` is set, as the test
-command does.
+command does. Under the test command, every page that passes is also stored in the book's
+execution cache (:func:`casebook.tools.buildcache.store_executed`), so the book build after
+the tests reuses its outputs.
 """
 
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 from nbclient import NotebookClient
+from nbmake.nb_run import NotebookRun
 
-from casebook.tools import suite
+from casebook.project import ROOT
+from casebook.tools import buildcache, suite
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -44,3 +50,19 @@ async def _execute_cell_under_the_lock(
 
 
 NotebookClient.async_execute_cell = _execute_cell_under_the_lock  # type: ignore[method-assign]
+
+
+_run_page = NotebookRun.execute
+
+
+@functools.wraps(_run_page)
+def _run_page_and_keep_it(self: NotebookRun) -> Any:
+    """Under the test command, a page that ran without an error goes into the book's
+    execution cache, so ``python3 -m casebook book`` after the tests executes nothing."""
+    result = _run_page(self)
+    if result.error is None and os.environ.get(suite.LOCK_ENV):
+        buildcache.store_executed(ROOT, Path(self.filename), result.nb)
+    return result
+
+
+NotebookRun.execute = _run_page_and_keep_it  # type: ignore[method-assign]

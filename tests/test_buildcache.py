@@ -82,3 +82,40 @@ def test_the_real_book_inputs_are_the_package_the_manifest_and_the_lock():
         "requirements.txt",
     } <= inputs
     assert any(name.startswith("book/measurements/runs/") for name in inputs)
+
+
+def _page(tmp: Path) -> Path:
+    import nbformat
+
+    nb = nbformat.v4.new_notebook()
+    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
+    nb.cells = [nbformat.v4.new_markdown_cell("# A page"), nbformat.v4.new_code_cell("print(6 * 7)")]
+    path = tmp / "page.ipynb"
+    nbformat.write(nb, path)
+    return path
+
+
+def test_a_page_the_tests_ran_is_found_by_the_build(repo, tmp_path):
+    """What the test command stores is what the build looks up: the page as on disk, with
+    the run's outputs, and without the runner's timing metadata in its key."""
+    import nbformat
+    from jupyter_cache import get_cache
+    from nbclient import NotebookClient
+
+    page = _page(tmp_path)
+    executed = nbformat.read(page, as_version=4)
+    NotebookClient(executed, kernel_name="python3", record_timing=True).execute()
+    assert buildcache.store_executed(repo, page, executed, repo / "_build")
+    cache = get_cache(str(repo / "_build" / buildcache.JUPYTER_CACHE))
+    _, merged = cache.merge_match_into_notebook(nbformat.read(page, as_version=4))
+    assert merged.cells[1].outputs[0]["text"] == "42\n"
+    other = nbformat.read(page, as_version=4)
+    other.cells[1].source = "print(0)"
+    assert not buildcache.store_executed(repo, page, other, repo / "_build")
+    second = tmp_path / "second.ipynb"
+    nbformat.write(other, second)
+    assert buildcache.store_executed(repo, second, other, repo / "_build")
+    assert len(cache.list_cache_records()) == 2
+    (repo / "casebook" / "x.py").write_text("changed = True\n")  # an input changes
+    assert buildcache.store_executed(repo, page, executed, repo / "_build")
+    assert len(get_cache(str(repo / "_build" / buildcache.JUPYTER_CACHE)).list_cache_records()) == 1
