@@ -88,8 +88,15 @@ def _page(tmp: Path) -> Path:
     import nbformat
 
     nb = nbformat.v4.new_notebook()
-    nb.metadata["kernelspec"] = {"name": "python3", "display_name": "Python 3", "language": "python"}
-    nb.cells = [nbformat.v4.new_markdown_cell("# A page"), nbformat.v4.new_code_cell("print(6 * 7)")]
+    nb.metadata["kernelspec"] = {
+        "name": "python3",
+        "display_name": "Python 3",
+        "language": "python",
+    }
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# A page"),
+        nbformat.v4.new_code_cell("print(6 * 7)"),
+    ]
     path = tmp / "page.ipynb"
     nbformat.write(nb, path)
     return path
