@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import os
 import shutil
 
 import pytest
@@ -43,3 +44,19 @@ def test_the_cell_does_nothing_where_casebook_is_importable():
     namespace: dict = {}
     exec(colab.setup_cell_source(), namespace)  # would pip install if it were missing
     assert "source" not in namespace
+
+
+def test_downloads_on_demand_where_casebook_was_pip_installed_not_in_a_clone(monkeypatch):
+    """In the test suite (an editable install in the clone) the set-up cell leaves downloads
+    off; where casebook sits in site-packages (Colab, also after a runtime restart, when the
+    install is skipped) it turns them on."""
+    import importlib.util
+    import types
+
+    monkeypatch.delenv("CASEBOOK_ON_DEMAND", raising=False)
+    exec(colab.setup_cell_source(), {})
+    assert "CASEBOOK_ON_DEMAND" not in os.environ
+    installed = types.SimpleNamespace(origin="/usr/lib/python3/site-packages/casebook/__init__.py")
+    monkeypatch.setattr(importlib.util, "find_spec", lambda name: installed)
+    exec(colab.setup_cell_source(), {})
+    assert os.environ["CASEBOOK_ON_DEMAND"] == "1"

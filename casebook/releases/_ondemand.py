@@ -124,9 +124,13 @@ def _sha256(path: Path) -> str:
 
 def _bar(total: int, label: str):  # noqa: ANN202 - tqdm's type, or the stand-in's
     try:
+        import ipywidgets  # noqa: F401  (Colab and Jupyter with widgets: a widget bar)
         from tqdm.auto import tqdm
     except ImportError:
-        return _NoBar()
+        try:  # a text bar (tqdm.auto would warn that widgets are missing)
+            from tqdm import tqdm
+        except ImportError:
+            return _NoBar()
     return tqdm(total=total, unit="B", unit_scale=True, desc=label)
 
 

@@ -31,10 +31,10 @@ TAGS = ["casebook-setup", "remove-cell"]
 
 _CELL = """\
 # Set-up for Colab, Binder or any Jupyter without the book's package: installs `casebook`
-# with what this page uses ({extras}) from the book's repository. A historical release or an
-# era stack is downloaded by the first cell that runs it (its size is printed first).
-# Where `casebook` is already installed (the test suite, a clone after
-# `python3 -m casebook setup`) it does nothing.
+# with what this page uses ({extras}) from the book's repository. Where it was installed so
+# (not a clone's editable set-up, as in the test suite), a historical release or an era stack
+# is downloaded by the first cell that runs it, its size printed first; this holds after a
+# restart of the runtime too. In a clone after `python3 -m casebook setup` it does nothing.
 import importlib
 import importlib.util
 import os
@@ -45,8 +45,9 @@ if importlib.util.find_spec("casebook") is None:
     source = os.environ.get("CASEBOOK_SOURCE", "{source}")
     pip = [sys.executable, "-m", "pip", "install", "-q", f"casebook[{extras}] @ {{source}}"]
     subprocess.run(pip, check=True)
-    os.environ["CASEBOOK_ON_DEMAND"] = "1"
-    importlib.invalidate_caches()"""
+    importlib.invalidate_caches()
+if "site-packages" in (importlib.util.find_spec("casebook").origin or ""):
+    os.environ["CASEBOOK_ON_DEMAND"] = "1\""""
 
 _REGISTRY = (
     r"casebook\.(?:cases|corpus|status)\b|from casebook import .*\b(?:cases|corpus|status)\b"
