@@ -53,9 +53,9 @@ def test_downloads_on_demand_where_casebook_was_pip_installed_not_in_a_clone(mon
     import importlib.util
     import types
 
-    monkeypatch.delenv("CASEBOOK_ON_DEMAND", raising=False)
+    monkeypatch.setenv("CASEBOOK_ON_DEMAND", "0")  # restored (removed) after the test
     exec(colab.setup_cell_source(), {})
-    assert "CASEBOOK_ON_DEMAND" not in os.environ
+    assert os.environ["CASEBOOK_ON_DEMAND"] == "0"
     installed = types.SimpleNamespace(origin="/usr/lib/python3/site-packages/casebook/__init__.py")
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: installed)
     exec(colab.setup_cell_source(), {})
