@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from nbclient import NotebookClient
 from nbmake.nb_run import NotebookRun
 
 from casebook.project import ROOT
@@ -36,20 +35,7 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
         yield
 
 
-_execute_cell = NotebookClient.async_execute_cell
-
-
-@functools.wraps(_execute_cell)
-async def _execute_cell_under_the_lock(
-    self: NotebookClient, cell: Any, *args: Any, **kwargs: Any
-) -> Any:
-    tags = cell.get("metadata", {}).get("tags", [])
-    hold = suite.exclusive if suite.BENCHMARK_TAG in tags else suite.shared
-    with hold():
-        return await _execute_cell(self, cell, *args, **kwargs)
-
-
-NotebookClient.async_execute_cell = _execute_cell_under_the_lock  # type: ignore[method-assign]
+suite.lock_cells()
 
 
 _run_page = NotebookRun.execute

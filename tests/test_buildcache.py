@@ -126,3 +126,17 @@ def test_a_page_the_tests_ran_is_found_by_the_build(repo, tmp_path):
     (repo / "casebook" / "x.py").write_text("changed = True\n")  # an input changes
     assert buildcache.store_executed(repo, page, executed, repo / "_build")
     assert len(get_cache(str(repo / "_build" / buildcache.JUPYTER_CACHE)).list_cache_records()) == 1
+
+
+def test_the_build_runs_the_pages_the_cache_lacks_and_stores_them(repo, tmp_path):
+    """``casebook book`` first runs, in parallel, each page the cache has no outputs for;
+    a page already stored is not run again."""
+    from casebook.tools import prebuild
+
+    (repo / "notebooks").mkdir()
+    page = _page(repo / "notebooks")
+    assert prebuild.missing(repo) == [page]
+    (result,) = prebuild.execute_missing(repo, workers=1)
+    assert result[:2] == ("page.ipynb", True)
+    assert prebuild.missing(repo) == []
+    assert prebuild.execute_missing(repo, workers=1) == []

@@ -2,7 +2,9 @@
 
 Execution is cached (jupyter-cache); :func:`casebook.tools.buildcache.invalidate_if_stale`
 empties that cache first when ``casebook/``, the manifest or the lock changed, so the book
-never shows the outputs of older code. Standard library only.
+never shows the outputs of older code. The pages the cache lacks are then run in parallel
+(:mod:`casebook.tools.prebuild`) and stored, so Jupyter Book, which runs them one after
+the other, finds them all. Standard library only.
 """
 
 from __future__ import annotations
@@ -21,6 +23,7 @@ def build(gpu: bool = False) -> None:
     if buildcache.invalidate_if_stale(ROOT):
         print("casebook: casebook/, the manifest or the lock changed: executing every page again")
     t0 = time.perf_counter()
+    environment.sh([py, "-m", "casebook.tools.prebuild"], cwd=ROOT)  # the pages, in parallel
     environment.sh(
         [
             py.parent / "jupyter-book",

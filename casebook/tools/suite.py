@@ -9,7 +9,9 @@ holds it *exclusively*: it waits for the running work of the other workers to en
 no other work starts until it is done. Outside the test command (a reader's Jupyter,
 Colab, ``pytest`` by hand) the lock is off and nothing waits.
 
-Standard library only (``fcntl``: POSIX). The wiring is the repository's ``conftest.py``.
+Standard library only (``fcntl``: POSIX), and nbclient for :func:`lock_cells`. The wiring
+is the repository's ``conftest.py`` and the book's parallel execution
+(:mod:`casebook.tools.prebuild`), both through :func:`lock_cells`.
 """
 
 from __future__ import annotations
@@ -20,6 +22,7 @@ import os
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 from casebook.project import ROOT
 from casebook.tools import environment
@@ -32,6 +35,7 @@ __all__ = [
     "TEST_ARGS",
     "exclusive",
     "held",
+    "lock_cells",
     "run_tests",
     "shared",
     "test",
@@ -68,6 +72,28 @@ def shared() -> contextlib.AbstractContextManager[None]:
 def exclusive() -> contextlib.AbstractContextManager[None]:
     """A benchmark: runs alone."""
     return held(fcntl.LOCK_EX)
+
+
+def lock_cells() -> None:
+    """Make every notebook cell nbclient runs in this process hold the lock: shared, or
+    exclusively if tagged ``benchmark`` (idempotent; the lock is off while
+    ``CASEBOOK_SUITE_LOCK`` is unset)."""
+    import functools
+
+    from nbclient import NotebookClient
+
+    execute_cell = NotebookClient.async_execute_cell
+    if getattr(execute_cell, "_casebook_locked", False):
+        return
+
+    @functools.wraps(execute_cell)
+    async def under_the_lock(self: NotebookClient, cell: Any, *args: Any, **kwargs: Any) -> Any:
+        tags = cell.get("metadata", {}).get("tags", [])
+        with (exclusive if BENCHMARK_TAG in tags else shared)():
+            return await execute_cell(self, cell, *args, **kwargs)
+
+    under_the_lock._casebook_locked = True  # type: ignore[attr-defined]
+    NotebookClient.async_execute_cell = under_the_lock  # type: ignore[method-assign]
 
 
 # ------------------------------------------------------------------- the test command
