@@ -9,7 +9,10 @@ from __future__ import annotations
 
 from pathlib import Path
 
-__all__ = ["LIBRARIES", "PACKAGE", "PACKAGES", "REPORTED", "ROOT"]
+__all__ = ["BOOK_URL", "LIBRARIES", "PACKAGE", "PACKAGES", "REPORTED", "ROOT"]
+
+BOOK_URL = "https://jax-bug-casebook.github.io/jax-bug-casebook/"
+"""Where the book is published (``_config.yml``'s ``html.baseurl``; a test keeps them equal)."""
 
 PACKAGE = Path(__file__).resolve().parent
 """The ``casebook`` package's own folder."""

@@ -16,7 +16,7 @@ from nbclient import NotebookClient
 
 from casebook.project import ROOT
 from casebook.tools import colab
-from casebook.workshop import BOOK_URL, EXERCISE_TAG, PAGES, RawMyST, cut, leftover, plan, render
+from casebook.workshop import EXERCISE_TAG, PAGES, RawMyST, cut, leftover, plan, render
 from casebook.workshop._editions import CHECK_TAG
 from casebook.workshop._myst import Links
 
@@ -70,10 +70,6 @@ def test_unknown_markup_is_refused_not_shown_raw():
         render(":::{figure} x.png\n:::\n", PAGE)
     with pytest.raises(RawMyST, match="unknown label"):
         render("{ref}`no-such-label`", PAGE)
-
-
-def test_the_book_url_is_the_config_s():
-    assert re.search(r"baseurl:\s*" + re.escape(BOOK_URL), (ROOT / "_config.yml").read_text())
 
 
 # ------------------------------------------------------------------------- editions

@@ -21,11 +21,10 @@ from typing import Any
 
 from casebook.cases import CASES
 from casebook.cases._base import Case, Message
+from casebook.project import BOOK_URL
 
 __all__ = ["BOOK_URL", "ERRORS_PAGE", "card", "find", "load_ipython_extension", "main", "normalize"]
 
-BOOK_URL = "https://jax-bug-casebook.github.io/jax-bug-casebook/"
-"""Where the book is published (``_config.yml``'s ``html.baseurl``; a test keeps them equal)."""
 
 ERRORS_PAGE = BOOK_URL + "book/errors.html"
 

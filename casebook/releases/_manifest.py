@@ -28,7 +28,6 @@ from pathlib import Path
 
 from casebook import storage
 from casebook.project import ROOT
-from casebook.releases import _ondemand
 from casebook.releases.errors import HashMismatch, ReleaseError, ReleaseNotCached, UnknownRelease
 
 __all__ = [
@@ -174,6 +173,12 @@ def resolve(spec: str, manifest: Mapping[str, Release] | None = None) -> Release
     return manifest[key]
 
 
+def _on_demand() -> bool:
+    from casebook.releases import _ondemand  # which imports this module's sha256_of
+
+    return _ondemand.enabled()
+
+
 def sha256_of(path: Path) -> str:
     """The sha256 of a file, read in blocks."""
     h = hashlib.sha256()
@@ -272,7 +277,7 @@ def locate(
     rel = resolve(spec, manifest)
     cache = Path(cache or cache_dir())
     marker = _marker(rel, cache)
-    if not marker.exists() and _ondemand.enabled():
+    if not marker.exists() and _on_demand():
         fetch([rel.spec], cache=cache, manifest=manifest)
     if not marker.exists():
         raise ReleaseNotCached(

@@ -30,6 +30,7 @@ import urllib.request
 from collections.abc import Callable, Iterable
 from pathlib import Path
 
+from casebook.releases._manifest import sha256_of
 from casebook.releases.errors import HashMismatch, ReleaseError
 
 __all__ = ["ON_DEMAND_ENV", "INDEX", "Wheel", "choose", "download", "enabled", "pins"]
@@ -114,14 +115,6 @@ def choose(lock: Path, python: str, *, files: Callable[[str], list[dict]] = _fil
     return chosen
 
 
-def _sha256(path: Path) -> str:
-    digest = hashlib.sha256()
-    with path.open("rb") as f:
-        for block in iter(lambda: f.read(1 << 20), b""):
-            digest.update(block)
-    return digest.hexdigest()
-
-
 def _bar(total: int, label: str):  # noqa: ANN202 - tqdm's type, or the stand-in's
     try:
         import ipywidgets  # noqa: F401  (Colab and Jupyter with widgets: a widget bar)
@@ -158,7 +151,7 @@ def download(
     todo = [
         w
         for w in wheels
-        if not ((dest / w.filename).exists() and _sha256(dest / w.filename) == w.sha256)
+        if not ((dest / w.filename).exists() and sha256_of(dest / w.filename) == w.sha256)
     ]
     size = sum(w.size for w in todo)
     log(

@@ -19,6 +19,7 @@ import shutil
 import subprocess
 import sys
 import time
+from collections.abc import Mapping
 from pathlib import Path
 
 from casebook.project import LIBRARIES, ROOT
@@ -48,9 +49,45 @@ _RUN = """
 import sys, nbformat
 from nbclient import NotebookClient
 nb = nbformat.read(sys.argv[1], as_version=4)
-NotebookClient(nb, timeout=600, kernel_name="python3",
-               resources={"metadata": {"path": sys.argv[2]}}).execute()
+try:
+    NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=True,
+                   resources={"metadata": {"path": sys.argv[2]}}).execute()
+finally:
+    nbformat.write(nb, sys.argv[3])
 """
+
+
+def execute(
+    notebook: Path,
+    out: Path,
+    *,
+    python: str | Path = sys.executable,
+    env: Mapping[str, str] | None = None,
+) -> tuple[bool, float, str]:
+    """Run ``notebook`` top to bottom in a kernel of ``python``'s environment, from its own
+    folder, recording each cell's start and end (nbclient's ``record_timing``); write the
+    executed notebook to ``out``. Returns ``(passed, seconds, the tail of stderr)``."""
+    t0 = time.perf_counter()
+    proc = subprocess.run(
+        [str(python), "-c", _RUN, str(notebook), str(notebook.parent), str(out)],
+        capture_output=True,
+        text=True,
+        env=dict(env) if env is not None else None,
+        cwd=notebook.parent,
+    )
+    return proc.returncode == 0, time.perf_counter() - t0, proc.stderr[-4000:]
+
+
+def preinstalled_venv(venv: Path, with_jax: bool = True) -> tuple[Path, dict[str, str]]:
+    """A venv holding what Colab preinstalls (:data:`PREINSTALLED`, at the lock's versions;
+    ``with_jax=False`` leaves jax and jaxlib out); its interpreter and the pins."""
+    environment.sh([sys.executable, "-m", "venv", venv])
+    py = environment.venv_python(venv)
+    wanted = tuple(p for p in PREINSTALLED if with_jax or p not in ("jax", "jaxlib"))
+    pins = environment.locked_versions(wanted)
+    pip = [py, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
+    environment.sh([*pip, *(f"{n}=={v}" for n, v in pins.items())])
+    return py, pins
 
 
 def _head() -> str:
@@ -69,45 +106,19 @@ def simulate(page_paths: list[str]) -> int:
             "`python3 -m casebook sync` and commit"
         )
     shutil.rmtree(WORK, ignore_errors=True)
-    venv, run_dir, cache = WORK / "venv", WORK / "pages", WORK / "user-cache"
+    run_dir, cache = WORK / "pages", WORK / "user-cache"
     run_dir.mkdir(parents=True)
-    environment.sh([sys.executable, "-m", "venv", venv])
-    py = environment.venv_python(venv)
-    environment.sh(
-        [
-            py,
-            "-m",
-            "pip",
-            "install",
-            "-q",
-            "--disable-pip-version-check",
-            *(f"{n}=={v}" for n, v in environment.locked_versions(PREINSTALLED).items()),
-        ]
-    )
-    env = {
-        k: v
-        for k, v in os.environ.items()
-        if not k.startswith(("CASEBOOK_", "PYTHON", "VIRTUAL_ENV", "JAX_"))
-    }
-    env |= {
-        "CASEBOOK_SOURCE": f"git+file://{ROOT}@{_head()}",
-        "XDG_CACHE_HOME": str(cache),
-        "PATH": f"{py.parent}{os.pathsep}{env.get('PATH', '')}",
-    }
+    py, _ = preinstalled_venv(WORK / "venv")
+    env = bare_env(py, cache)
     failed = 0
     for page in page_paths:
         copy = run_dir / Path(page).name
         shutil.copy(ROOT / page, copy)
-        t0 = time.perf_counter()
-        proc = subprocess.run(
-            [py, "-c", _RUN, copy, run_dir], env=env, cwd=run_dir, capture_output=True, text=True
-        )
-        seconds = time.perf_counter() - t0
-        ok = proc.returncode == 0
+        ok, seconds, tail = execute(copy, run_dir / f"executed-{copy.name}", python=py, env=env)
         failed += not ok
         print(f"colab-sim: {'PASS' if ok else 'FAIL'} {page} ({seconds:.0f} s)", flush=True)
         if not ok:
-            print(proc.stderr[-4000:], flush=True)
+            print(tail, flush=True)
     installed = subprocess.run(
         [py, "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
     ).stdout

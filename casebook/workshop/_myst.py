@@ -19,12 +19,10 @@ import functools
 import re
 from pathlib import Path, PurePosixPath
 
-from casebook.project import ROOT
+from casebook.project import BOOK_URL, ROOT
 
 __all__ = ["BOOK_URL", "Links", "RawMyST", "render", "leftover"]
 
-BOOK_URL = "https://jax-bug-casebook.github.io/jax-bug-casebook/"
-"""Where the book is published (``_config.yml``'s ``html.baseurl``; a test keeps them equal)."""
 
 SOURCES = ("notebooks/*.md", "book/*.md")
 """The pages whose labels a reference may name."""

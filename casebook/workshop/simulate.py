@@ -24,21 +24,13 @@ from casebook.workshop import build, timing
 __all__ = ["colab", "here"]
 
 
-def _versions(names: tuple[str, ...]) -> dict[str, str]:
-    return environment.locked_versions(names)
-
-
 def colab(with_jax: bool = True) -> int:
     """Time every student edition in a fresh simulated Colab runtime; the failures."""
     environment.check_python()
     work = colabsim.WORK
     shutil.rmtree(work, ignore_errors=True)
     base = work / "preinstalled"
-    environment.sh([sys.executable, "-m", "venv", base])
-    wanted = tuple(p for p in colabsim.PREINSTALLED if with_jax or p not in ("jax", "jaxlib"))
-    pins = _versions(wanted)
-    pip = [environment.venv_python(base), "-m", "pip", "install", "-q"]
-    environment.sh([*pip, *(f"{n}=={v}" for n, v in pins.items())])
+    _, pins = colabsim.preinstalled_venv(base, with_jax)
     failed, pages = 0, dict[str, dict]()
     for edition in build(work / "editions"):
         runtime = work / f"runtime-{edition.name}"
@@ -47,7 +39,9 @@ def colab(with_jax: bool = True) -> int:
         notebook = runtime / f"{edition.name}.ipynb"
         shutil.copy(work / "editions" / "student" / notebook.name, notebook)
         env = colabsim.bare_env(py, runtime / "cache")
-        ok, seconds, tail = timing.execute(notebook, runtime / "executed.ipynb", python=py, env=env)
+        ok, seconds, tail = colabsim.execute(
+            notebook, runtime / "executed.ipynb", python=py, env=env
+        )
         failed += _report(edition.name, runtime / "executed.ipynb", ok, seconds, tail, pages)
         shutil.rmtree(runtime / "venv", ignore_errors=True)
         shutil.rmtree(runtime / "cache", ignore_errors=True)
@@ -63,9 +57,9 @@ def here() -> int:
         for edition in build(Path(tmp)):
             notebook = Path(tmp) / "student" / f"{edition.name}.ipynb"
             executed = Path(tmp) / f"{edition.name}.executed.ipynb"
-            ok, seconds, tail = timing.execute(notebook, executed, python=sys.executable)
+            ok, seconds, tail = colabsim.execute(notebook, executed, python=sys.executable)
             failed += _report(edition.name, executed, ok, seconds, tail, pages)
-    versions = _versions(("jax", "jaxlib", "optax", "equinox", "diffrax"))
+    versions = environment.locked_versions(("jax", "jaxlib", "optax", "equinox", "diffrax"))
     print(f"workshop: figures in {timing.record('', pages, versions)}")
     return failed
 

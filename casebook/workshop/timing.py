@@ -1,8 +1,8 @@
 """Timing the student editions, cell by cell: the figures the workshop plan adds up.
 
-:func:`execute` runs an edition top to bottom with nbclient in a given interpreter (this
-machine's venv, or the Colab simulation's bare one), recording each cell's start and end
-(nbclient's ``record_timing``). :func:`summarize` reads the executed notebook: the seconds
+:func:`casebook.tools.colabsim.execute` runs an edition top to bottom in a given
+interpreter (this machine's venv, or the Colab simulation's bare one), recording each
+cell's start and end. :func:`summarize` reads the executed notebook: the seconds
 of every code cell, the set-up cell's, the *cold start* (from the start of the first cell
 to the end of the first cell after the set-up: what a participant waits for a first
 result), and the words a participant reads (Markdown and code). :func:`record` stores a
@@ -18,51 +18,16 @@ import datetime
 import json
 import platform
 import re
-import subprocess
-import sys
-import time
 from collections.abc import Mapping
 from pathlib import Path
 
 from casebook import storage
 from casebook.project import ROOT
 
-__all__ = ["MEASUREMENTS", "execute", "record", "summarize", "machine_name", "load"]
+__all__ = ["MEASUREMENTS", "load", "machine_name", "record", "summarize"]
 
 MEASUREMENTS = ROOT / "book" / "measurements" / "workshop"
 """One JSON file per machine that ran the student editions."""
-
-_RUN = """
-import sys, nbformat
-from nbclient import NotebookClient
-nb = nbformat.read(sys.argv[1], as_version=4)
-try:
-    NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=True,
-                   resources={"metadata": {"path": sys.argv[2]}}).execute()
-finally:
-    nbformat.write(nb, sys.argv[3])
-"""
-
-
-def execute(
-    notebook: Path,
-    out: Path,
-    *,
-    python: str | Path = sys.executable,
-    env: Mapping[str, str] | None = None,
-) -> tuple[bool, float, str]:
-    """Run ``notebook`` top to bottom in a kernel of ``python``'s environment, from its own
-    folder; write the executed notebook (with per-cell timings) to ``out``. Returns
-    ``(passed, seconds, the tail of stderr)``."""
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [str(python), "-c", _RUN, str(notebook), str(notebook.parent), str(out)],
-        capture_output=True,
-        text=True,
-        env=dict(env) if env is not None else None,
-        cwd=notebook.parent,
-    )
-    return proc.returncode == 0, time.perf_counter() - t0, proc.stderr[-4000:]
 
 
 def _stamp(value: str) -> float:
@@ -105,19 +70,13 @@ def summarize(executed: dict) -> dict:
 
 
 def machine_name(kind: str = "") -> str:
-    """A file name for this machine's figures: ``kind`` (``colab-sim``) or the CPU."""
+    """A file name for this machine's figures: ``kind`` (``colab-sim``), or the device as
+    the status board's run records name it (``cpu-amd-epyc-2-cores``)."""
     if kind:
         return kind
-    cpu = platform.processor() or platform.machine()
-    try:
-        model = re.search(r"model name\s*:\s*(.+)", Path("/proc/cpuinfo").read_text())
-        cpu = model.group(1) if model else cpu
-    except OSError:
-        pass
-    import os
+    from casebook.bench import device_label, records
 
-    slug = re.sub(r"[^a-z0-9]+", "-", f"cpu {cpu.split('(')[0]} {os.cpu_count()} cores".lower())
-    return slug.strip("-")
+    return records.slug(device_label())
 
 
 def record(kind: str, pages: Mapping[str, dict], versions: Mapping[str, str]) -> Path:
