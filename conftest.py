@@ -6,7 +6,8 @@ cell of a page (run by nbmake through nbclient) holds it shared, or exclusively 
 is tagged ``benchmark``. The lock is off unless ``CASEBOOK_SUITE_LOCK`` is set, as the test
 command does. Under the test command, every page that passes is also stored in the book's
 execution cache (:func:`casebook.tools.buildcache.store_executed`), so the book build after
-the tests reuses its outputs.
+the tests reuses its outputs, and the run's warm release servers, which every worker and
+kernel shared, are stopped when it ends.
 """
 
 from __future__ import annotations
@@ -52,3 +53,12 @@ def _run_page_and_keep_it(self: NotebookRun) -> Any:
 
 
 NotebookRun.execute = _run_page_and_keep_it  # type: ignore[method-assign]
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """Under the test command, the main process stops the run's pool of warm servers
+    (``CASEBOOK_POOL``, a folder of the run's own): they would otherwise idle on."""
+    if os.environ.get(suite.LOCK_ENV) and not hasattr(config, "workerinput"):
+        from casebook.releases import _pool
+
+        _pool.shutdown()

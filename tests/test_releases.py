@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from casebook import releases as r
+from casebook import releases as r, storage
 from casebook.releases import _child as child, _manifest as manifest, _pool as pool
 
 
@@ -522,6 +522,63 @@ def test_version_table_runs_every_cell_and_checks(env):
     assert "<table>" in table._repr_html_()
 
 
+@pytest.fixture
+def counted_runs(env, tmp_path, monkeypatch):
+    """The grid memo on (as the test command sets it), and every real run counted."""
+    from casebook.releases import _expect, _memo
+
+    monkeypatch.setenv(_memo.MEMO_ENV, str(tmp_path / "grids"))
+    calls = []
+
+    def counting(code, target, **kwargs):
+        calls.append((code, target))
+        return r.run(code, target, **kwargs)
+
+    monkeypatch.setattr(_expect, "run", counting)
+    return calls
+
+
+GRID = {"merges": "import fakepkg\nresult = fakepkg.merge(True, 1, 2)", "fails": "1 / 0"}
+
+
+def test_a_grid_cell_runs_once_per_suite_run(counted_runs):
+    first = r.version_table(GRID, ["fakepkg==1.0", "fakepkg==2.0"])
+    again = r.version_table(GRID, ["fakepkg==2.0", "fakepkg==1.0"])
+    assert len(counted_runs) == 4  # the second table ran nothing
+    for row in first.rows:
+        for col in GRID:
+            kept, fresh = again.outcome(row, col), first.outcome(row, col)
+            assert (kept.summary, kept.result, kept.versions) == (
+                fresh.summary,
+                fresh.result,
+                fresh.versions,
+            )
+
+
+def test_a_grid_cell_is_computed_again_when_anything_it_depends_on_changes(
+    counted_runs, monkeypatch
+):
+    from casebook.releases import _memo
+
+    r.version_table(GRID, ["fakepkg==1.0"])
+    r.version_table({"merges": GRID["merges"] + " "}, ["fakepkg==1.0"])  # other code
+    r.version_table(GRID, ["fakepkg==1.0"], x64=True)  # other options
+    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_fast_math=false")  # other environment
+    r.version_table({"merges": GRID["merges"]}, ["fakepkg==1.0"])
+    monkeypatch.setattr(_memo, "lock_digest", lambda: "another lock")  # another lock
+    r.version_table({"merges": GRID["merges"]}, ["fakepkg==1.0"])
+    assert len(counted_runs) == 2 + 1 + 2 + 1 + 1
+
+
+def test_without_the_test_command_no_grid_cell_is_kept(counted_runs, monkeypatch):
+    from casebook.releases import _memo
+
+    monkeypatch.delenv(_memo.MEMO_ENV)
+    r.version_table(GRID, ["fakepkg==1.0"])
+    r.version_table(GRID, ["fakepkg==1.0"])
+    assert len(counted_runs) == 4
+
+
 # ------------------------------------------------------------------------ cell magic
 
 
@@ -585,35 +642,97 @@ def test_an_outcome_keeps_its_code_to_run_again_elsewhere(env):
     assert (first.version("fakepkg"), again.version("fakepkg"), again.result) == ("1.0", "2.0", 2)
 
 
-def test_a_server_whose_kernel_dies_leaves_no_socket_directory(tmp_path):
-    """A kernel killed at a time limit (SIGKILL: no atexit) closes its servers' stdin;
-    each server then removes its own socket directory."""
-    script = (
-        "from casebook import releases\n"
-        "releases.run('result = 1')\n"
-        "from casebook.releases import _pool\n"
-        "print([str(s.directory) for s in _pool._servers.values()], flush=True)\n"
-        "import os, signal\n"
-        "os.kill(os.getpid(), signal.SIGKILL)\n"
+@pytest.fixture
+def own_pool(env, tmp_path, monkeypatch):
+    """A pool of this test's own (the suite's is shared by every worker), stopped after."""
+    monkeypatch.setenv(pool.POOL_ENV, str(tmp_path / "pool"))
+    monkeypatch.setenv("CASEBOOK_COLD_RUNS", "0")
+    yield pool.pool_directory()
+    pool.shutdown()
+
+
+SERVER_PID = (
+    "import os\n"  # the run's parent is a monitor forked from the server
+    "monitor = os.getppid()\n"
+    "server = int(open(f'/proc/{monitor}/stat').read().rsplit(')', 1)[1].split()[1])\n"
+)
+
+
+def test_two_kernels_share_one_server_and_each_run_starts_fresh(own_pool):
+    """The second kernel's run forks from the server the first started, and meets neither
+    the module attribute nor the environment variable the first kernel's run set; each
+    run sees its own kernel's environment (here its pytest-xdist worker name)."""
+    code = SERVER_PID + (
+        "import fakepkg\n"
+        "seen = [hasattr(fakepkg, 'patched'), os.environ.get('LEFT'), "
+        "os.environ.get('PYTEST_XDIST_WORKER'), os.environ.get('JPY_SESSION_NAME')]\n"
+        "fakepkg.patched = True; os.environ['LEFT'] = '1'\n"
+        "result = [server, seen]\n"
     )
-    proc = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True)
-    directories = [Path(d) for d in json.loads(proc.stdout.strip().replace("'", '"'))]
-    assert directories, proc.stdout + proc.stderr
-    for _ in range(100):  # the server sees its stdin close, then cleans up
-        if not any(d.exists() for d in directories):
+    program = (
+        "import json, sys\nfrom casebook import releases\n"
+        "out = releases.run(sys.argv[1], 'fakepkg==1.0')\nprint(json.dumps(out.result))\n"
+    )
+    results = []
+    for worker in ("gw0", "gw1"):
+        env = {**os.environ, "PYTEST_XDIST_WORKER": worker}
+        if worker == "gw0":  # only the first kernel (whose environment the server got) has it
+            env["JPY_SESSION_NAME"] = "first.ipynb"
+        proc = subprocess.run(
+            [sys.executable, "-c", program, code], capture_output=True, text=True, env=env
+        )
+        assert proc.returncode == 0, proc.stderr[-3000:]
+        results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
+    (first, seen_first), (second, seen_second) = results
+    assert first == second and [s.pid for s in pool.live_servers()] == [first]
+    assert seen_first == [False, None, "gw0", "first.ipynb"]
+    assert seen_second == [False, None, "gw1", None]
+
+
+def test_the_key_ignores_only_what_no_server_reads():
+    base = {"PATH": "/bin", "JAX_PLATFORMS": "cpu", "PYTEST_XDIST_WORKER": "gw0"}
+    assert pool.key_of("py", base) == pool.key_of("py", {**base, "PYTEST_XDIST_WORKER": "gw1"})
+    assert pool.key_of("py", base) == pool.key_of("py", {**base, "JAX_ENABLE_X64": "1"})
+    assert pool.key_of("py", base) == pool.key_of("py", {**base, "CASEBOOK_COLD_RUNS": "0"})
+    assert pool.key_of("py", base) != pool.key_of("py", {**base, "JAX_PLATFORMS": ""})
+    assert pool.key_of("py", base) != pool.key_of("py", {**base, "PYTHONPATH": "/elsewhere"})
+    assert pool.key_of("py", base) != pool.key_of("other-python", base)
+
+
+def test_an_idle_server_ends_and_removes_its_socket(own_pool, monkeypatch):
+    monkeypatch.setenv("CASEBOOK_POOL_IDLE", "1")
+    r.run("import fakepkg", "fakepkg==1.0")
+    (server,) = pool.live_servers()
+    for _ in range(100):
+        if not storage.process_alive(server.pid):
             break
         time.sleep(0.05)
-    assert not any(d.exists() for d in directories), directories
+    assert not storage.process_alive(server.pid)
+    assert not (server.directory / "s").exists()
+    assert not (server.directory / "server.json").exists()
 
 
-def test_the_sweep_removes_socket_directories_of_dead_kernels(tmp_path):
-    dead = subprocess.run(
-        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
-    )
-    gone = tmp_path / f"cb-{dead.stdout.strip()}-abc"
-    mine = tmp_path / f"cb-{os.getpid()}-xyz"
-    for d in (gone, mine):
-        d.mkdir()
-        (d / "server.log").write_text("")
-    assert pool.sweep(tmp_path) == [gone]
-    assert mine.exists() and not gone.exists()
+@pytest.mark.parametrize("how", ["stopped", "killed"])
+def test_a_gone_server_is_replaced_and_the_run_still_happens(own_pool, how):
+    """A server stopped (idle, evicted, SIGTERM) or killed (SIGKILL: its socket and
+    record stay behind) is replaced by the next run, which runs once."""
+    r.run("import fakepkg", "fakepkg==1.0")
+    (first,) = pool.live_servers()
+    if how == "stopped":
+        pool.shutdown()
+    else:
+        os.kill(first.pid, 9)
+        while storage.process_alive(first.pid):
+            time.sleep(0.01)
+    assert r.run("result = 1", "fakepkg==1.0").result == 1
+    (second,) = pool.live_servers()
+    assert second.pid != first.pid
+
+
+def test_a_machine_keeps_at_most_max_servers(own_pool, monkeypatch):
+    monkeypatch.setattr(pool, "MAX_SERVERS", 1)
+    r.run("import fakepkg", "fakepkg==1.0")
+    (old,) = pool.live_servers()
+    r.run("import fakepkg", "fakepkg==2.0")
+    (new,) = pool.live_servers()
+    assert new.pid != old.pid and new.directory != old.directory

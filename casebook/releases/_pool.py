@@ -1,14 +1,28 @@
-"""The warm servers of a kernel: one per environment, started on first use, kept warm.
+"""The warm servers of a machine: one per environment, shared, started on first use.
 
 :func:`casebook.releases.run` asks :func:`run` for each run, once: it runs the child
 program in a fresh interpreter (``cold``) or, as a rule, asks :func:`warm_run` to do it in a
-forked child of the
-:mod:`~casebook.releases._server` for the run's environment: the interpreter, the release
-first on the path, CPU only or not, and the modules to preload (jax and the release's
-package). A server is started the first time its environment is asked for (a second or
-two: the imports) and then answers every run of that environment in a few hundredths of a
-second. At most :data:`MAX_SERVERS` stay alive; the least recently used is stopped first.
-All are stopped when the kernel exits, and each stops by itself if the kernel dies.
+forked child of the :mod:`~casebook.releases._server` for the run's environment: the
+interpreter, the release first on the path, CPU only or not, and the modules to preload
+(jax and the release's package). A server starts the first time any process on the
+machine asks for its environment (a second or two: the imports), and then answers every
+run of that environment, from every kernel and test worker, in a few hundredths of a
+second. Its files live in a folder of the *pool* named by the environment's key::
+
+    <pool>/<key>/lock         flock: one kernel starts or stops the server at a time
+    <pool>/<key>/server.json  {"pid", "preload"} of the live server
+    <pool>/<key>/s            its Unix socket
+    <pool>/<key>/server.log   its stderr
+    <pool>/<key>/used         touched by every run: the least recently used goes first
+
+The pool is ``$CASEBOOK_POOL`` (the test command sets one per suite run and stops its
+servers at the end), else the machine's, in the temporary folder. A server ends after
+``$CASEBOOK_POOL_IDLE`` seconds without a run (:data:`IDLE_SECONDS` by default), and at
+most :data:`MAX_SERVERS` live at once on a machine: the least recently used is stopped
+first. The key covers everything a server fixes at start-up (the interpreter, the
+environment but for :data:`SERVER_IGNORES`, and casebook's own source), so a run
+never meets a server started for something else; each run gets its kernel's whole
+environment, and x64, from the request.
 
 ``CASEBOOK_COLD_RUNS=1`` turns the pool off: every run then starts a fresh interpreter,
 as before the pool existed (slower, and the reference the pool is tested against).
@@ -16,57 +30,77 @@ as before the pool existed (slower, and the reference the pool is tested against
 
 from __future__ import annotations
 
-import atexit
-import collections
 import contextlib
+import fcntl
+import functools
+import hashlib
 import json
 import os
-import shutil
+import re
+import signal
 import socket
 import subprocess
 import tempfile
-import threading
 import time
-from collections.abc import Iterable, Mapping
-from dataclasses import dataclass, field
+from collections.abc import Mapping
+from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from casebook import storage
+from casebook.project import PACKAGE
+from casebook.releases._cold import CHILD_MODULE, Finished, cold_run
 from casebook.releases.errors import RunCrashed, RunTimeout
 
 __all__ = [
     "CHILD_MODULE",
-    "LEARNED",
+    "IDLE_SECONDS",
     "MAX_SERVERS",
-    "VOLATILE",
+    "PER_PROCESS",
+    "SERVER_IGNORES",
+    "POOL_ENV",
     "Finished",
     "Server",
     "enabled",
-    "learn",
+    "key_of",
+    "live_servers",
+    "pool_directory",
     "run",
     "server_for",
     "shutdown",
-    "sweep",
+    "source_digest",
     "warm_run",
 ]
 
-CHILD_MODULE = "casebook.releases._child"
-"""The program each run starts (``python -m casebook.releases._child``)."""
+PER_PROCESS = re.compile(
+    r"^(JAX_ENABLE_X64|PYTEST_.*|JPY_.*|PYDEVD_.*|MPLBACKEND|CLICOLOR.*|FORCE_COLOR|PAGER"
+    r"|GIT_PAGER|TERM|COLUMNS|LINES)$"
+)
+"""Variables that differ between the processes of one run (a test worker and its kernels:
+pytest's and Jupyter's own, colour and paging) without touching what jax or a release
+does; x64 is set per run."""
 
-VOLATILE = ("JAX_ENABLE_X64", "PYTEST_CURRENT_TEST")
-"""Variables left out of a warm server's environment (and so of its key): x64 is set per
-run, and pytest changes ``PYTEST_CURRENT_TEST`` with every test."""
+SERVER_IGNORES = re.compile(f"{PER_PROCESS.pattern}|^CASEBOOK_.*$")
+"""Variables left out of a server's key: :data:`PER_PROCESS`, and casebook's own, which
+the parent reads, never a server at start-up. Each run still sees them all: it gets its
+kernel's whole environment."""
 
-MAX_SERVERS = 8
-"""How many warm servers a kernel keeps (each holds jax and a release: 150-300 MB)."""
+POOL_ENV = "CASEBOOK_POOL"
+"""Names the pool folder; unset, the machine's (:func:`pool_directory`)."""
+
+IDLE_ENV = "CASEBOOK_POOL_IDLE"
+IDLE_SECONDS = 300.0
+"""How long a server waits for its next run before it ends (``$CASEBOOK_POOL_IDLE``)."""
+
+MAX_SERVERS = 16
+"""How many servers a machine keeps (each holds jax and a release: 150-300 MB)."""
 
 START_TIMEOUT = 180.0
 """Seconds a server may take to import its preloads and say ``ready``."""
 
 SERVER_MODULE = "casebook.releases._server"
-SOCKET_PREFIX = "cb-"
-"""A server's socket directory is ``cb-<kernel pid>-<random>``: the server removes its own
-when it ends, and :func:`sweep` removes those of kernels killed with their servers."""
+SOCKET_ROOM = 100
+"""A Unix socket's path must fit in 108 bytes: a pool deeper than this moves to /tmp."""
 
 
 def enabled() -> bool:
@@ -79,161 +113,200 @@ POOL_LOG_ENV = "CASEBOOK_POOL_LOG"
 ``preload``, ``seconds``): how the profile command tells server starts from warm runs."""
 
 
+def pool_directory() -> Path:
+    """The pool: ``$CASEBOOK_POOL``, else the machine's, ``casebook-pool-<uid>`` in the
+    temporary folder (whatever release cache a process uses: the cache is part of each
+    server's key); a folder under /tmp named after it when its sockets' paths would be
+    too long."""
+    default = Path(tempfile.gettempdir()) / f"casebook-pool-{os.getuid()}"
+    chosen = Path(os.environ.get(POOL_ENV) or default).absolute()
+    if len(str(chosen / ("k" * 16) / "s")) > SOCKET_ROOM:
+        digest = hashlib.sha256(str(chosen).encode()).hexdigest()[:12]
+        chosen = default.with_name(f"{default.name}-{digest}")
+    chosen.mkdir(parents=True, exist_ok=True)
+    return chosen
+
+
+@functools.cache
+def source_digest() -> str:
+    """casebook's own source as a server would load it (names, sizes, mtimes): a server
+    started before an edit must not serve the edited code."""
+    h = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        st = path.stat()
+        h.update(f"{path.relative_to(PACKAGE)} {st.st_size} {st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def key_of(python: str, env: Mapping[str, str]) -> str:
+    """The folder name of an environment's server: a digest of the interpreter, the
+    environment less :data:`SERVER_IGNORES`, and casebook's source."""
+    fixed = sorted((k, v) for k, v in env.items() if not SERVER_IGNORES.match(k))
+    text = json.dumps([python, fixed, source_digest()])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
+
+
+def _locked(directory: Path) -> IO[str]:
+    """``directory/lock``, opened and locked, waiting for it (closing it unlocks)."""
+    directory.mkdir(parents=True, exist_ok=True)
+    f = open(directory / "lock", "a")  # noqa: SIM115 - the caller closes it
+    fcntl.flock(f, fcntl.LOCK_EX)
+    return f
+
+
+def _locked_if_free(directory: Path) -> IO[str] | None:
+    """``directory/lock``, locked, or None if another process holds it."""
+    f = open(directory / "lock", "a")  # noqa: SIM115 - the caller closes it
+    try:
+        fcntl.flock(f, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        f.close()
+        return None
+    return f
+
+
 def _log_start(server: Server, seconds: float) -> None:
     path = os.environ.get(POOL_LOG_ENV)
     if path:
-        entry = {"python": server.python, "preload": list(server.preload), "seconds": seconds}
+        entry = {
+            "python": server.python,
+            "preload": list(server.preload),
+            "seconds": seconds,
+            "key": server.directory.name,
+        }
         with open(path, "a") as f:
             f.write(json.dumps(entry) + "\n")
 
 
-def _prefix() -> str:
-    """A socket directory's prefix: ``cb-<this process's pid>-``, so a sweep can tell
-    whose it is."""
-    return f"{SOCKET_PREFIX}{os.getpid()}-"
-
-
-def sweep(tmp: Path | None = None) -> list[Path]:
-    """Remove the socket directories of kernels that died without stopping their servers
-    (killed at a time limit, say): ``cb-<pid>-*`` whose pid is gone. Returns them."""
-    removed = []
-    for directory in Path(tmp or tempfile.gettempdir()).glob(f"{SOCKET_PREFIX}*"):
-        owner = directory.name.removeprefix(SOCKET_PREFIX).split("-", 1)[0]
-        if directory.is_dir() and (not owner.isdigit() or not storage.process_alive(int(owner))):
-            shutil.rmtree(directory, ignore_errors=True)
-            removed.append(directory)
-    return removed
-
-
 @dataclass
 class Server:
-    """One running server: its process, its socket, and where its own errors go."""
+    """One server of the pool: its folder, and what it preloads once live."""
 
     python: str
     env: dict[str, str]
     preload: tuple[str, ...]
-    directory: Path = field(default_factory=lambda: Path(tempfile.mkdtemp(prefix=_prefix())))
-    process: subprocess.Popen[str] | None = None
+    directory: Path
+    pid: int = 0
 
     @property
     def socket_path(self) -> str:
         return str(self.directory / "s")
 
+    @classmethod
+    def found(cls, directory: Path) -> Server | None:
+        """The live server recorded in ``directory``, or None."""
+        try:
+            info = json.loads((directory / "server.json").read_text())
+        except (OSError, ValueError):
+            return None
+        if not storage.process_alive(info["pid"]) or not (directory / "s").exists():
+            return None
+        return cls(info["python"], {}, tuple(info["preload"]), directory, info["pid"])
+
     def start(self) -> Server:
-        """Start the process and wait for ``ready``; :class:`RunCrashed` if it dies. The
-        seconds it took are logged where ``CASEBOOK_POOL_LOG`` says (the profile command)."""
+        """Start the server (the caller holds the folder's lock) and wait for ``ready``;
+        :class:`RunCrashed` if it dies first. The seconds it took are logged where
+        ``CASEBOOK_POOL_LOG`` says (the profile command)."""
         t0 = time.perf_counter()
-        log = open(self.directory / "server.log", "w")  # noqa: SIM115 - owned by the process
-        self.process = subprocess.Popen(
-            [
-                self.python,
-                "-m",
-                SERVER_MODULE,
-                self.socket_path,
-                ",".join(self.preload),
-                "--remove-directory",
-            ],
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=log,
-            env=self.env,
-            text=True,
-        )
-        log.close()
-        assert self.process.stdout is not None
-        line = self.process.stdout.readline()  # "ready", or "" when the process died
-        if line.strip() != "ready":
-            self.process.wait(timeout=START_TIMEOUT)
-            tail = (self.directory / "server.log").read_text()[-3000:]
-            self.stop()
-            raise RunCrashed(
-                f"the warm server ({', '.join(self.preload) or 'no preloads'}) did not start "
-                f"(exit code {self.process.returncode}).\n--- stderr (tail) ---\n{tail}"
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(self.socket_path)  # a server that was killed leaves its socket
+        idle = os.environ.get(IDLE_ENV) or str(IDLE_SECONDS)
+        argv = [self.python, "-m", SERVER_MODULE, self.socket_path, ",".join(self.preload)]
+        with open(self.directory / "server.log", "w") as log:
+            launcher = subprocess.Popen(
+                [*argv, "--idle", idle],
+                stdin=subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=log,
+                env=self.env,
+                text=True,
             )
+        assert launcher.stdout is not None
+        with launcher.stdout:  # "ready PID" from the detached server, "" if it died
+            word, _, pid = launcher.stdout.readline().partition(" ")
+        launcher.wait(timeout=START_TIMEOUT)  # the launcher exits as soon as it forks
+        if word != "ready":
+            tail = (self.directory / "server.log").read_text(errors="replace")[-3000:]
+            raise RunCrashed(
+                f"the warm server ({', '.join(self.preload) or 'no preloads'}) did not start."
+                f"\n--- stderr (tail) ---\n{tail}"
+            )
+        self.pid = int(pid)
+        info = {"pid": self.pid, "python": self.python, "preload": list(self.preload)}
+        storage.write_text(self.directory / "server.json", json.dumps(info))
+        (self.directory / "used").touch()
         _log_start(self, time.perf_counter() - t0)
         return self
 
-    def alive(self) -> bool:
-        return self.process is not None and self.process.poll() is None
-
     def stop(self) -> None:
-        """Close the server's stdin (it exits), wait briefly, then kill; remove its files."""
-        if self.process is not None and self.process.poll() is None:
-            with contextlib.suppress(OSError):
-                assert self.process.stdin is not None
-                self.process.stdin.close()
-            try:
-                self.process.wait(timeout=5)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
-        shutil.rmtree(self.directory, ignore_errors=True)
-
-
-@dataclass
-class Finished:
-    """A warm run that ended: its pid and the wall seconds from request to outcome."""
-
-    pid: int
-    seconds: float
-
-
-LEARNED = ("equinox", "diffrax")
-"""Packages a server preloads once a run of its environment has imported them (in this
-order: diffrax imports equinox)."""
-
-_servers: collections.OrderedDict[tuple[object, ...], Server] = collections.OrderedDict()
-_learned: dict[tuple[object, ...], list[str]] = {}
-_lock = threading.Lock()
+        """Stop the server (the caller holds the folder's lock): its socket and record go
+        at once, so the next run starts a successor; the process ends on SIGTERM."""
+        for name in ("server.json", "s"):
+            with contextlib.suppress(FileNotFoundError):
+                (self.directory / name).unlink()
+        with contextlib.suppress(ProcessLookupError):
+            os.kill(self.pid, signal.SIGTERM)
 
 
 def server_for(python: str, env: Mapping[str, str], preload: tuple[str, ...]) -> Server:
-    """The live server of this environment, started if needed (LRU of :data:`MAX_SERVERS`).
+    """The live server of this environment, started if no process on the machine has one.
 
-    ``preload`` is the least it imports; packages that earlier runs of the environment
-    imported (:func:`learn`) are preloaded too, so the server is restarted once when a
-    page's runs turn out to import, say, equinox. A live server that preloads more than
-    is asked for serves too (what a run reports is what *it* imported).
+    ``preload`` is the least it imports. A live server that preloads more serves too
+    (what a run reports is what *it* imported); one that preloads less is replaced by a
+    server that preloads both.
     """
-    base = (python, tuple(sorted(env.items())))
-    wanted = preload + tuple(p for p in _learned.get(base, ()) if p not in preload)
-    with _lock:
-        server = _servers.get(base)
-        if server is not None and server.alive() and set(wanted) <= set(server.preload):
-            _servers.move_to_end(base)
-            return server
-        if server is not None:
-            del _servers[base]
+    key = key_of(python, env)
+    wanted = preload
+    directory = pool_directory() / key
+    with _locked(directory):
+        live = Server.found(directory)
+        if live is not None and set(wanted) <= set(live.preload):
+            return live
+        if live is not None:
+            wanted += tuple(p for p in live.preload if p not in wanted)
+            live.stop()
+        _make_room(directory.parent, keep=key)
+        return Server(python, dict(env), wanted, directory).start()
+
+
+def live_servers(pool: Path | None = None) -> list[Server]:
+    """The pool's live servers, least recently used first."""
+    pool = pool or pool_directory()
+    found = [s for d in pool.iterdir() if d.is_dir() and (s := Server.found(d)) is not None]
+
+    def last_used(server: Server) -> float:
+        with contextlib.suppress(OSError):
+            return (server.directory / "used").stat().st_mtime
+        return 0.0
+
+    return sorted(found, key=last_used)
+
+
+def _make_room(pool: Path, keep: str) -> None:
+    """Stop the least recently used servers until a new one fits :data:`MAX_SERVERS`
+    (skipping any whose folder another kernel holds: it is starting or stopping it)."""
+    others = [s for s in live_servers(pool) if s.directory.name != keep]
+    while len(others) >= MAX_SERVERS:
+        oldest = others.pop(0)
+        held = _locked_if_free(oldest.directory)
+        if held is not None:
+            with held:
+                oldest.stop()
+
+
+def shutdown(pool: Path | None = None) -> list[int]:
+    """Stop every server of the pool (this machine's, or ``pool``); their pids."""
+    stopped = []
+    for server in live_servers(pool):
+        with _locked(server.directory):
             server.stop()
-        if not _servers:
-            sweep()
-        server = Server(python, dict(env), wanted).start()
-        _servers[base] = server
-        while len(_servers) > MAX_SERVERS:
-            _, oldest = _servers.popitem(last=False)
-            oldest.stop()
-        return server
+            stopped.append(server.pid)
+    return stopped
 
 
-def learn(server: Server, imported: Iterable[str]) -> None:
-    """Note the :data:`LEARNED` packages a run of ``server``'s environment imported."""
-    base = (server.python, tuple(sorted(server.env.items())))
-    new = [p for p in LEARNED if p in imported and p not in server.preload]
-    if new:
-        with _lock:
-            known = _learned.setdefault(base, [])
-            known.extend(p for p in new if p not in known)
-
-
-def shutdown() -> None:
-    """Stop every server of this process."""
-    with _lock:
-        while _servers:
-            _, server = _servers.popitem()
-            server.stop()
-
-
-atexit.register(shutdown)
+class _NotStarted(Exception):
+    """The server went away before the run began (it was idle, stopped or evicted): the
+    run is safe to ask again of its successor."""
 
 
 def _tail(path: Path, n: int = 2000) -> str:
@@ -244,20 +317,22 @@ def warm_run(
     server: Server,
     argv: list[str],
     *,
+    env: Mapping[str, str],
     packages: str,
     x64: bool,
     directory: Path,
     timeout: float,
     label: str,
 ) -> Finished:
-    """Run the child program with ``argv`` in a fork of ``server``; stdout and stderr go
-    to ``directory``. Raises :class:`RunTimeout` (the child is killed) or
-    :class:`RunCrashed` (it died before writing its outcome)."""
+    """Run the child program with ``argv`` in a fork of ``server``, in the environment
+    ``env``; stdout and stderr go to ``directory``. Raises :class:`RunTimeout` (the
+    child is killed), :class:`RunCrashed` (it died before writing its outcome), or
+    ``_NotStarted`` (the server was gone before the run began)."""
     request = {
         "argv": argv,
         "packages": packages,
         "x64": x64,
-        "env": {"JAX_ENABLE_X64": "1" if x64 else "0"},
+        "env": {**env, "JAX_ENABLE_X64": "1" if x64 else "0"},
         "cwd": os.getcwd(),
         "stdout": str(directory / "stdout"),
         "stderr": str(directory / "stderr"),
@@ -265,19 +340,26 @@ def warm_run(
     t0 = time.perf_counter()
     with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
         conn.settimeout(timeout)
-        conn.connect(server.socket_path)
-        stream = conn.makefile("rw", encoding="utf-8")
-        stream.write(json.dumps(request) + "\n")
-        stream.flush()
-        pid = 0
         try:
-            pid = json.loads(stream.readline() or "{}").get("pid", 0)
+            conn.connect(server.socket_path)
+            stream = conn.makefile("rw", encoding="utf-8")
+            stream.write(json.dumps(request) + "\n")
+            stream.flush()
+            first = stream.readline()
+        except (FileNotFoundError, ConnectionError) as gone:
+            raise _NotStarted(str(gone)) from None
+        if not first:  # closed unanswered: the server ended with us in its backlog
+            raise _NotStarted("the server closed the connection")
+        with contextlib.suppress(OSError):
+            (server.directory / "used").touch()
+        reply = json.loads(first)
+        pid = reply.get("pid", 0)
+        try:
             conn.settimeout(max(0.01, timeout - (time.perf_counter() - t0)))
-            done = stream.readline()
+            done = stream.readline() if pid else first
         except TimeoutError:
-            if pid:
-                with contextlib.suppress(ProcessLookupError):
-                    os.kill(pid, 9)
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, 9)
             raise RunTimeout(
                 f"[{label}] still running after {timeout:g} s; killed.\n"
                 f"--- stdout (tail) ---\n{_tail(directory / 'stdout')}\n"
@@ -297,6 +379,10 @@ def warm_run(
     return Finished(pid, time.perf_counter() - t0)
 
 
+ATTEMPTS = 3
+"""How often a run asks for a server when the one it found ended before the run began."""
+
+
 def run(
     python: str,
     environment: Mapping[str, str],
@@ -310,65 +396,26 @@ def run(
     label: str,
     cold: bool = False,
 ) -> Finished:
-    """Run the child program with ``argv`` once: in a fork of the warm server of this
-    environment (started if needed), or in a fresh interpreter when ``cold`` or
-    ``CASEBOOK_COLD_RUNS=1``. The child's stdout and stderr land in ``directory``; a warm
-    server learns what the run imported (:func:`learn`)."""
+    """Run the child program with ``argv`` once: in a fork of the machine's warm server of
+    this environment (started if needed), or in a fresh interpreter when ``cold`` or
+    ``CASEBOOK_COLD_RUNS=1``. The child's stdout and stderr land in ``directory``."""
     if cold or not enabled():
         env = {**environment, **({"JAX_ENABLE_X64": "1"} if x64 else {})}
-        return _cold_run(python, argv, env, timeout, label, directory)
-    env = {k: v for k, v in environment.items() if k not in VOLATILE}
-    server = server_for(python, env, preload)
-    finished = warm_run(
-        server, argv, packages=packages, x64=x64, directory=directory, timeout=timeout, label=label
-    )
-    with contextlib.suppress(OSError, ValueError):
-        learn(server, json.loads(Path(argv[1]).read_text()).get("versions", {}))
-    return finished
-
-
-_COLD_MAIN = f"import sys; from {CHILD_MODULE} import main; sys.exit(main(sys.argv[1:]))"
-"""A cold run's program: the child's ``main`` (``-m`` would warn that the package, which
-imports the child module, already holds it)."""
-
-
-def _cold_run(
-    python: str,
-    argv: list[str],
-    environment: Mapping[str, str],
-    timeout: float,
-    label: str,
-    directory: Path,
-) -> Finished:
-    """Run the child program in a fresh interpreter; its stdout and stderr land in
-    ``directory``, as a warm run's do."""
-    t0 = time.perf_counter()
-    try:
-        proc = subprocess.run(
-            [python, "-c", _COLD_MAIN, *argv],
-            capture_output=True,
-            text=True,
-            env=environment,
-            timeout=timeout,
-            stdin=subprocess.DEVNULL,
-        )
-    except subprocess.TimeoutExpired as e:
-        raise RunTimeout(
-            f"[{label}] still running after {timeout:g} s; killed.\n"
-            f"--- stdout (tail) ---\n{_text(e.stdout)[-2000:]}\n"
-            f"--- stderr (tail) ---\n{_text(e.stderr)[-2000:]}"
-        ) from None
-    if proc.returncode and not Path(argv[1]).exists():
-        raise RunCrashed(
-            f"[{label}] the subprocess exited with code {proc.returncode} and no outcome.\n"
-            f"--- stderr (tail) ---\n{proc.stderr[-3000:]}"
-        )
-    (directory / "stdout").write_text(proc.stdout)
-    (directory / "stderr").write_text(proc.stderr)
-    return Finished(0, time.perf_counter() - t0)
-
-
-def _text(x: bytes | str | None) -> str:
-    if x is None:
-        return ""
-    return x.decode(errors="replace") if isinstance(x, bytes) else x
+        return cold_run(python, argv, env, timeout=timeout, label=label, directory=directory)
+    gone = ""
+    for _ in range(ATTEMPTS):
+        server = server_for(python, environment, preload)
+        try:
+            return warm_run(
+                server,
+                argv,
+                env=environment,
+                packages=packages,
+                x64=x64,
+                directory=directory,
+                timeout=timeout,
+                label=label,
+            )
+        except _NotStarted as error:
+            gone = f"{error}; see {server.directory / 'server.log'}"
+    raise RunCrashed(f"[{label}] {ATTEMPTS} warm servers ended before the run began ({gone})")

@@ -1,17 +1,23 @@
 """A warm worker for one environment: imports jax and a release once, forks per run.
 
 Starting an interpreter and importing jax and optax costs a second or more; a page makes
-dozens of release runs. So :mod:`casebook.releases._runner` keeps, per environment (an
-interpreter, a release first on the path, CPU or not), one server started as::
+dozens of release runs, and the test command runs several pages at once. So
+:mod:`casebook.releases._pool` keeps, per environment (an interpreter, a release first on
+the path, CPU or not), one server *per machine*, shared by every kernel and test worker,
+started as::
 
-    python -m casebook.releases._server SOCKET PRELOAD
+    python -m casebook.releases._server SOCKET PRELOAD --idle SECONDS
 
-It imports the modules of ``PRELOAD`` (comma-separated, e.g. ``jax,optax``) and nothing
+It detaches first (a new session; its launcher exits at once, so no kernel owns it),
+imports the modules of ``PRELOAD`` (comma-separated, e.g. ``jax,optax``) and nothing
 else: no backend is initialised, no array is made, no user code runs in it. Then it
-listens on the Unix socket ``SOCKET``. For each connection it forks; the child, a copy of
-a process in which nothing has run yet, does one run (:func:`serve_one`) and exits, so
-every run starts from the same fresh module state, and a crash or a hang takes down only
-that child. The server exits when its standard input closes (the parent went away).
+listens on the Unix socket ``SOCKET`` and prints ``ready PID``. For each connection it
+forks; the child, a copy of a process in which nothing has run yet, does one run
+(:func:`serve_one`) in the environment the request carries and exits, so every run starts
+from the same fresh module state, whoever asked, and a crash or a hang takes down only
+that child. The server ends after ``SECONDS`` without a connection, or on SIGTERM. It
+then removes its socket and its ``server.json`` (if they are still its own) under the
+directory's ``lock``, so a kernel starting its successor never meets a half-gone server.
 
 The protocol is JSON lines: the request; ``{"pid": ...}`` as soon as the run starts (so
 the parent can kill it at its timeout); ``{"done": true}`` when the outcome file is
@@ -24,11 +30,11 @@ Standard library only: the server also runs in era environments on older Pythons
 from __future__ import annotations
 
 import contextlib
+import fcntl
 import importlib
 import json
 import os
 import selectors
-import shutil
 import signal
 import socket
 import sys
@@ -116,6 +122,7 @@ def serve_one(conn: socket.socket) -> None:
     stream.write(json.dumps({"pid": os.getpid()}) + "\n")
     stream.flush()
     os.chdir(request["cwd"])
+    os.environ.clear()  # the asking kernel's environment, not the first starter's
     os.environ.update(request["env"])
     for fd, path in ((1, request["stdout"]), (2, request["stderr"])):
         sys.stdout.flush()
@@ -136,43 +143,71 @@ def serve_one(conn: socket.socket) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """``main([SOCKET, PRELOAD, *FLAGS])``: preload, announce ``ready``, fork per
-    connection. With ``--remove-directory`` the server removes its socket's directory when
-    it ends (its parent gone or done), so a killed kernel leaves no socket behind."""
+    """``main([SOCKET, PRELOAD, "--idle", SECONDS])``: detach, preload, announce
+    ``ready PID``, fork per connection; end after ``SECONDS`` without one, or on SIGTERM."""
     path, names, *flags = argv
-    preload([n for n in names.split(",") if n], _child.REPORTED_PACKAGES)
-    warnings.filterwarnings("ignore", message=".*use of fork\\(\\) may lead to deadlocks")
-    signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
+    idle = float(flags[flags.index("--idle") + 1]) if "--idle" in flags else 300.0
+    if os.fork():  # the launcher: gone at once, so the server belongs to no kernel
+        os._exit(0)
+    os.setsid()
+    signal.signal(signal.SIGTERM, _stop)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
-    listener.bind(path)
-    listener.listen(16)
-    print("ready", flush=True)
+    try:
+        preload([n for n in names.split(",") if n], _child.REPORTED_PACKAGES)
+        warnings.filterwarnings("ignore", message=".*use of fork\\(\\) may lead to deadlocks")
+        signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
+        listener.bind(path)
+        listener.listen(64)
+        print(f"ready {os.getpid()}", flush=True)
+        _close_stdout()
+        return _serve(listener, idle)
+    except SystemExit:
+        return 0
+    finally:
+        listener.close()
+        _leave(Path(path))
+
+
+def _stop(signum: int, frame: Any) -> None:
+    """SIGTERM: unwind through :func:`main`'s clean-up."""
+    raise SystemExit(0)
+
+
+def _close_stdout() -> None:
+    """Point stdout at /dev/null: the kernel that started us has read ``ready``."""
+    devnull = os.open(os.devnull, os.O_WRONLY)
+    os.dup2(devnull, 1)
+    os.close(devnull)
+
+
+def _leave(socket_path: Path) -> None:
+    """Remove our socket and ``server.json``, under the directory's lock, unless a kernel
+    has already handed them to a successor (``server.json`` then names another pid)."""
+    directory = socket_path.parent
+    info = directory / "server.json"
+    with contextlib.suppress(OSError), open(directory / "lock", "a") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        with contextlib.suppress(OSError, ValueError):
+            if json.loads(info.read_text()).get("pid") == os.getpid():
+                info.unlink()
+                socket_path.unlink()
+
+
+def _serve(listener: socket.socket, idle: float) -> int:
+    """Fork a monitor per connection; return after ``idle`` seconds without one."""
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ)
-    stdin = sys.stdin.fileno()
-    selector.register(stdin, selectors.EVENT_READ)
-    try:
-        return _serve(selector, listener, stdin)
-    finally:  # the parent is gone or done: leave no socket directory behind
-        if "--remove-directory" in flags:
-            shutil.rmtree(Path(path).parent, ignore_errors=True)
-
-
-def _serve(selector: selectors.BaseSelector, listener: socket.socket, stdin: int) -> int:
-    """Fork a monitor per connection until the parent closes our stdin."""
     while True:
-        for key, _ in selector.select():
-            if key.fd == stdin:
-                if not os.read(stdin, 1024):
-                    return 0  # the parent closed our stdin: it is gone or done
-                continue
-            conn, _ = listener.accept()
-            if os.fork() == 0:
-                selector.close()
-                listener.close()
-                signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                _monitor(conn)
-            conn.close()
+        if not selector.select(timeout=idle):
+            return 0  # nobody asked for a while: give the memory back
+        conn, _ = listener.accept()
+        if os.fork() == 0:
+            selector.close()
+            listener.close()
+            signal.signal(signal.SIGCHLD, signal.SIG_DFL)
+            signal.signal(signal.SIGTERM, signal.SIG_DFL)
+            _monitor(conn)
+        conn.close()
 
 
 def _monitor(conn: socket.socket) -> None:

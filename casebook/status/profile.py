@@ -1,7 +1,7 @@
 """``python3 -m casebook profile [PAGE ...]``: where each page spends its time, cell by cell.
 
 Each page runs once, serially, in a fresh kernel (as nbmake runs it), with every cell
-timed. A cell's time is put in one kind, read from its code: the set-up and imports,
+timed; all pages share one pool of warm release servers, which ends with the profile. A cell's time is put in one kind, read from its code: the set-up and imports,
 runs in an era stack, runs on historical releases (warm, forked from a server, or
 including a server's start: the pool logs each start under ``CASEBOOK_POOL_LOG``),
 benchmarks (cells tagged ``benchmark``), traces and jaxpr printing, and the rest. The
@@ -40,6 +40,9 @@ KINDS = (
 
 POOL_LOG_ENV = "CASEBOOK_POOL_LOG"
 """Names the file where the pool logs each server start (JSON lines, ``seconds``)."""
+
+POOL_ENV = "CASEBOOK_POOL"
+"""Names the folder of the warm servers every page's kernel shares (``casebook.releases._pool``)."""
 
 _ERA = re.compile(r"era:|eras\.history|ERA\b")
 _RELEASE = re.compile(
@@ -188,9 +191,17 @@ def main(argv: list[str] | None = None) -> int:
         p = Path(name)
         paths += sorted(p.glob("*.ipynb")) if p.is_dir() else [p]
     profiles = []
-    for path in paths:
-        print(f"casebook profile: {path}", file=sys.stderr, flush=True)
-        profiles.append(profile_page(path))
+    # One pool of warm servers for the whole profile, as the test command has: the first
+    # page to ask for an environment pays its server's start, later pages find it warm.
+    os.environ.setdefault(POOL_ENV, tempfile.mkdtemp(prefix="casebook-profile-pool-"))
+    try:
+        for path in paths:
+            print(f"casebook profile: {path}", file=sys.stderr, flush=True)
+            profiles.append(profile_page(path))
+    finally:
+        from casebook.releases import _pool
+
+        _pool.shutdown()
     print(_table(profiles))
     print()
     print(f"The {top} slowest cells:\n")

@@ -29,8 +29,10 @@ from casebook.tools import environment
 
 __all__ = [
     "BENCHMARK_TAG",
+    "GRID_MEMO_ENV",
     "LOCK_ENV",
     "PARALLEL",
+    "POOL_ENV",
     "QUIET_MALLOC",
     "TEST_ARGS",
     "exclusive",
@@ -123,14 +125,32 @@ TEST_ARGS = [*PARALLEL, "--nbmake", "notebooks/", "book/", "tests/"]
 """What the test command hands to pytest (after set-up) when no paths are given."""
 
 
+POOL_ENV = "CASEBOOK_POOL"
+"""The folder of the warm release servers (``casebook.releases._pool``): the test command
+gives its run one of its own, shared by every worker and kernel, and stops its servers at
+the end (the repository's ``conftest.py``)."""
+
+
+GRID_MEMO_ENV = "CASEBOOK_GRID_MEMO"
+"""The folder where the test command's run keeps each version-table cell it computed, so
+that pages and tests asking for the same cell share one run (``casebook.releases._memo``)."""
+
+
 def run_tests(py: str | Path, args: list[str]) -> None:
-    """``pytest ARGS`` with the suite lock on: benchmark cells time alone while the rest
-    runs in parallel."""
+    """``pytest ARGS`` with the suite lock on (benchmark cells time alone while the rest
+    runs in parallel), one pool of warm release servers and one folder of computed grid
+    cells for the whole run."""
     with tempfile.TemporaryDirectory(prefix="casebook-suite-") as tmp:
         # Quiet malloc everywhere: a page's in-kernel benchmark then reuses its buffers
         # instead of first-touching fresh pages, whose cost varies with what the rest of
         # the suite does to the machine's memory.
-        env = {**os.environ, **QUIET_MALLOC, LOCK_ENV: str(Path(tmp) / "suite.lock")}
+        env = {
+            **os.environ,
+            **QUIET_MALLOC,
+            LOCK_ENV: str(Path(tmp) / "suite.lock"),
+            POOL_ENV: str(Path(tmp) / "pool"),
+            GRID_MEMO_ENV: str(Path(tmp) / "grids"),
+        }
         environment.sh([py, "-m", "pytest", *args], cwd=ROOT, env=env)
 
 
