@@ -21,6 +21,8 @@
   profile [PAGE ...] run each page once, cell by cell, and print where its time goes (kernel
                      start, imports, era runs, release runs, benchmarks, traces) and the
                      slowest cells
+  pool [stop]        list the machine's warm release servers (one per environment, shared
+                     by every kernel; each ends after 5 idle minutes), or stop them
   explain [TEXT]     read a traceback (argument, --file F or standard input) and print the
                      case that explains it: today's wording, the fix as code, the link
   new KEY ...        scaffold a case folder (``new-case`` is the same; see CONTRIBUTING.md)
@@ -75,6 +77,7 @@ COMMANDS: dict[str, Command] = {
     "bench": _in_venv("casebook.status.selfbench"),
     "profile": _in_venv("casebook.status.profile"),
     "check-corpus": _in_venv("casebook.corpus"),
+    "pool": _here("casebook.releases._pool", "main"),
     "explain": _here("casebook.cases._explain", "main"),
     "workshop": _in_venv("casebook.workshop"),
     "new": _here("casebook.cases._scaffold", "main"),

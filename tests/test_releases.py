@@ -729,6 +729,16 @@ def test_a_gone_server_is_replaced_and_the_run_still_happens(own_pool, how):
     assert second.pid != first.pid
 
 
+def test_the_pool_command_lists_and_stops_the_servers(own_pool, capsys):
+    r.run("import fakepkg", "fakepkg==1.0")
+    (server,) = pool.live_servers()
+    assert pool.main([]) == 0
+    assert f"pid {server.pid}: jax, fakepkg" in capsys.readouterr().out
+    assert pool.main(["stop"]) == 0
+    assert "stopped 1 server(s)" in capsys.readouterr().out
+    assert pool.live_servers() == []
+
+
 def test_a_machine_keeps_at_most_max_servers(own_pool, monkeypatch):
     monkeypatch.setattr(pool, "MAX_SERVERS", 1)
     r.run("import fakepkg", "fakepkg==1.0")

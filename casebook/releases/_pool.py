@@ -64,6 +64,7 @@ __all__ = [
     "enabled",
     "key_of",
     "live_servers",
+    "main",
     "pool_directory",
     "run",
     "server_for",
@@ -302,6 +303,22 @@ def shutdown(pool: Path | None = None) -> list[int]:
             server.stop()
             stopped.append(server.pid)
     return stopped
+
+
+def main(argv: list[str]) -> int:
+    """``python3 -m casebook pool [stop]``: list the pool's live servers (least recently
+    used first), or stop them all."""
+    if argv[:1] == ["stop"]:
+        stopped = shutdown()
+        print(f"casebook pool: stopped {len(stopped)} server(s) in {pool_directory()}")
+        return 0
+    if argv:
+        raise SystemExit("usage: python3 -m casebook pool [stop]")
+    servers = live_servers()
+    for server in servers:
+        print(f"  pid {server.pid}: {', '.join(server.preload)} ({server.directory.name})")
+    print(f"casebook pool: {len(servers)} live server(s) in {pool_directory()}")
+    return 0
 
 
 class _NotStarted(Exception):

@@ -4,7 +4,9 @@ It prints, on this machine:
 
 * the overhead of a release run: the wall time of ``import jax, optax`` on optax 0.1.9,
   cold (a fresh interpreter) and warm (forked from the pool's server), medians of a few;
-* each executed page's time, one page at a time (``pytest --nbmake``), run twice;
+* each executed page's time, one page at a time (``pytest --nbmake``), run twice (all
+  runs share one pool of warm release servers: the first run starts them, the second
+  finds them warm);
 * every benchmark claim the pages assert (:mod:`casebook.bench.claims`), with its ratio in
   both runs and the spread between them, and the A/A control of each;
 * the time of the whole test command after set-up (``--suite``; it runs the suite once
@@ -55,20 +57,11 @@ def run_overhead(samples: int = 5) -> dict[str, float]:
             os.environ.pop("CASEBOOK_COLD_RUNS", None)
 
     cold = median_of(cold=True)
-    # A pool of its own, so the start is timed from nothing and no reader's server stops.
-    before = os.environ.get(_pool.POOL_ENV)
-    os.environ[_pool.POOL_ENV] = tempfile.mkdtemp(prefix="casebook-bench-pool-")
-    try:
-        t0 = time.perf_counter()
-        releases.run("pass", "optax==0.1.9")
-        start = time.perf_counter() - t0
-        return {"cold": cold, "warm": median_of(cold=False), "server start": start}
-    finally:
-        _pool.shutdown()
-        if before is None:
-            os.environ.pop(_pool.POOL_ENV)
-        else:
-            os.environ[_pool.POOL_ENV] = before
+    _pool.shutdown()  # the bench's own pool (see main): the start is timed from nothing
+    t0 = time.perf_counter()
+    releases.run("pass", "optax==0.1.9")
+    start = time.perf_counter() - t0
+    return {"cold": cold, "warm": median_of(cold=False), "server start": start}
 
 
 def suite_seconds() -> tuple[bool, float]:
@@ -116,7 +109,18 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--runs", type=int, default=2, help="runs of each page (default 2)")
     parser.add_argument("--suite", action="store_true", help="also time the whole test command")
     args = parser.parse_args(argv)
+    from casebook.releases import _pool
 
+    # One pool of warm servers of its own for the whole bench, as the test command has:
+    # the first run of the pages pays the servers' starts, the second finds them warm.
+    os.environ[_pool.POOL_ENV] = tempfile.mkdtemp(prefix="casebook-bench-pool-")
+    try:
+        return _bench(args)
+    finally:
+        _pool.shutdown()
+
+
+def _bench(args: argparse.Namespace) -> int:
     overhead = run_overhead()
     print("release run, import jax, optax on optax 0.1.9 (median):")
     for name, seconds in overhead.items():

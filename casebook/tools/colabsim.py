@@ -130,13 +130,16 @@ def simulate(page_paths: list[str]) -> int:
         )
     )
     print(f"colab-sim: {len(page_paths) - failed} passed, {failed} failed", flush=True)
+    # The runtime is done: its warm release servers would otherwise idle on for minutes.
+    subprocess.run([py, "-m", "casebook", "pool", "stop"], env=env, check=False)
     return failed
 
 
 def bare_env(py: Path, cache: Path) -> dict[str, str]:
     """The environment of a simulated Colab runtime: none of the book's variables, the
-    interpreter ``py`` first on ``PATH``, no pip cache, ``cache`` as the user's cache, and
-    ``$CASEBOOK_SOURCE`` pointing at this clone's ``HEAD``."""
+    interpreter ``py`` first on ``PATH``, no pip cache, ``cache`` as the user's cache,
+    ``$CASEBOOK_SOURCE`` pointing at this clone's ``HEAD``, and a pool of warm release
+    servers beside the cache (as a Colab runtime is a machine of its own)."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -144,6 +147,7 @@ def bare_env(py: Path, cache: Path) -> dict[str, str]:
     }
     return env | {
         "CASEBOOK_SOURCE": f"git+file://{ROOT}@{_head()}",
+        "CASEBOOK_POOL": str(cache.parent / "pool"),
         "XDG_CACHE_HOME": str(cache),
         "PIP_NO_CACHE_DIR": "1",
         "PATH": f"{py.parent}{os.pathsep}{env.get('PATH', '')}",
