@@ -21,7 +21,12 @@ from pathlib import Path
 import pytest
 
 from casebook import releases as r, storage
-from casebook.releases import _child as child, _manifest as manifest, _pool as pool
+from casebook.releases import (
+    _child as child,
+    _keys as keys,
+    _manifest as manifest,
+    _pool as pool,
+)
 
 
 def _wheel(dirpath: Path, version: str, body: str) -> Path:
@@ -691,12 +696,24 @@ def test_two_kernels_share_one_server_and_each_run_starts_fresh(own_pool):
 
 def test_the_key_ignores_only_what_no_server_reads():
     base = {"PATH": "/bin", "JAX_PLATFORMS": "cpu", "PYTEST_XDIST_WORKER": "gw0"}
-    assert pool.key_of("py", base) == pool.key_of("py", {**base, "PYTEST_XDIST_WORKER": "gw1"})
-    assert pool.key_of("py", base) == pool.key_of("py", {**base, "JAX_ENABLE_X64": "1"})
-    assert pool.key_of("py", base) == pool.key_of("py", {**base, "CASEBOOK_COLD_RUNS": "0"})
-    assert pool.key_of("py", base) != pool.key_of("py", {**base, "JAX_PLATFORMS": ""})
-    assert pool.key_of("py", base) != pool.key_of("py", {**base, "PYTHONPATH": "/elsewhere"})
-    assert pool.key_of("py", base) != pool.key_of("other-python", base)
+    assert keys.key_of("py", base) == keys.key_of("py", {**base, "PYTEST_XDIST_WORKER": "gw1"})
+    assert keys.key_of("py", base) == keys.key_of("py", {**base, "JAX_ENABLE_X64": "1"})
+    assert keys.key_of("py", base) == keys.key_of("py", {**base, "CASEBOOK_COLD_RUNS": "0"})
+    assert keys.key_of("py", base) != keys.key_of("py", {**base, "JAX_PLATFORMS": ""})
+    assert keys.key_of("py", base) != keys.key_of("py", {**base, "PYTHONPATH": "/elsewhere"})
+    assert keys.key_of("py", base) != keys.key_of("other-python", base)
+
+
+def test_the_key_changes_when_a_package_is_installed_or_removed(tmp_path):
+    """A server outlives its kernel, so a ``pip install -U`` between two runs must lead
+    the second to a new server: the key holds the site-packages folder's mtime."""
+    site_packages = tmp_path / "venv" / "lib" / "python3.13" / "site-packages"
+    site_packages.mkdir(parents=True)
+    python = str(tmp_path / "venv" / "bin" / "python")
+    before = keys.key_of(python, {})
+    os.utime(site_packages, ns=(0, 1))  # as a new .dist-info folder would
+    assert keys.key_of(python, {}) != before
+    assert keys.key_of(sys.executable, {}) == keys.key_of(sys.executable, {})
 
 
 def test_an_idle_server_ends_and_removes_its_socket(own_pool, monkeypatch):
@@ -737,6 +754,21 @@ def test_the_pool_command_lists_and_stops_the_servers(own_pool, capsys):
     assert pool.main(["stop"]) == 0
     assert "stopped 1 server(s)" in capsys.readouterr().out
     assert pool.live_servers() == []
+
+
+def test_a_record_left_by_a_killed_server_whose_pid_was_reused_is_ignored(own_pool):
+    """The record names a live process that is no server (this test's own): the run
+    starts a server of its own, and nothing signals the stranger."""
+    r.run("import fakepkg", "fakepkg==1.0")
+    (server,) = pool.live_servers()
+    pool.shutdown()
+    server.directory.joinpath("s").touch()  # a socket file left behind
+    info = {"pid": os.getpid(), "python": sys.executable, "preload": list(server.preload)}
+    server.directory.joinpath("server.json").write_text(json.dumps(info))
+    assert pool.live_servers() == []
+    assert r.run("result = 2", "fakepkg==1.0").result == 2
+    (fresh,) = pool.live_servers()
+    assert fresh.pid not in (server.pid, os.getpid())
 
 
 def test_a_machine_keeps_at_most_max_servers(own_pool, monkeypatch):

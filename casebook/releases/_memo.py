@@ -31,9 +31,9 @@ from typing import Any
 
 from casebook import storage
 from casebook.project import ROOT
+from casebook.releases._keys import PER_PROCESS, source_digest
 from casebook.releases._outcome import Outcome
 from casebook.releases._patches import Target
-from casebook.releases._pool import PER_PROCESS, source_digest
 from casebook.releases._runner import place_of
 
 __all__ = ["MEMO_ENV", "cell_key", "lock_digest", "run_once"]

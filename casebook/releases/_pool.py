@@ -19,8 +19,9 @@ The pool is ``$CASEBOOK_POOL`` (the test command sets one per suite run and stop
 servers at the end), else the machine's, in the temporary folder. A server ends after
 ``$CASEBOOK_POOL_IDLE`` seconds without a run (:data:`IDLE_SECONDS` by default), and at
 most :data:`MAX_SERVERS` live at once on a machine: the least recently used is stopped
-first. The key covers everything a server fixes at start-up (the interpreter, the
-environment but for :data:`SERVER_IGNORES`, and casebook's own source), so a run
+first. The key covers everything a server fixes at start-up (the interpreter and what is
+installed in it, the environment but for what no server reads, and casebook's own
+source), so a run
 never meets a server started for something else; each run gets its kernel's whole
 environment, and x64, from the request.
 
@@ -32,11 +33,9 @@ from __future__ import annotations
 
 import contextlib
 import fcntl
-import functools
 import hashlib
 import json
 import os
-import re
 import signal
 import socket
 import subprocess
@@ -48,43 +47,26 @@ from pathlib import Path
 from typing import IO
 
 from casebook import storage
-from casebook.project import PACKAGE
 from casebook.releases._cold import CHILD_MODULE, Finished, cold_run
+from casebook.releases._keys import key_of
 from casebook.releases.errors import RunCrashed, RunTimeout
 
 __all__ = [
     "CHILD_MODULE",
     "IDLE_SECONDS",
     "MAX_SERVERS",
-    "PER_PROCESS",
-    "SERVER_IGNORES",
     "POOL_ENV",
     "Finished",
     "Server",
     "enabled",
-    "key_of",
     "live_servers",
     "main",
     "pool_directory",
     "run",
     "server_for",
     "shutdown",
-    "source_digest",
     "warm_run",
 ]
-
-PER_PROCESS = re.compile(
-    r"^(JAX_ENABLE_X64|PYTEST_.*|JPY_.*|PYDEVD_.*|MPLBACKEND|CLICOLOR.*|FORCE_COLOR|PAGER"
-    r"|GIT_PAGER|TERM|COLUMNS|LINES)$"
-)
-"""Variables that differ between the processes of one run (a test worker and its kernels:
-pytest's and Jupyter's own, colour and paging) without touching what jax or a release
-does; x64 is set per run."""
-
-SERVER_IGNORES = re.compile(f"{PER_PROCESS.pattern}|^CASEBOOK_.*$")
-"""Variables left out of a server's key: :data:`PER_PROCESS`, and casebook's own, which
-the parent reads, never a server at start-up. Each run still sees them all: it gets its
-kernel's whole environment."""
 
 POOL_ENV = "CASEBOOK_POOL"
 """Names the pool folder; unset, the machine's (:func:`pool_directory`)."""
@@ -128,25 +110,6 @@ def pool_directory() -> Path:
     return chosen
 
 
-@functools.cache
-def source_digest() -> str:
-    """casebook's own source as a server would load it (names, sizes, mtimes): a server
-    started before an edit must not serve the edited code."""
-    h = hashlib.sha256()
-    for path in sorted(PACKAGE.rglob("*.py")):
-        st = path.stat()
-        h.update(f"{path.relative_to(PACKAGE)} {st.st_size} {st.st_mtime_ns}\n".encode())
-    return h.hexdigest()
-
-
-def key_of(python: str, env: Mapping[str, str]) -> str:
-    """The folder name of an environment's server: a digest of the interpreter, the
-    environment less :data:`SERVER_IGNORES`, and casebook's source."""
-    fixed = sorted((k, v) for k, v in env.items() if not SERVER_IGNORES.match(k))
-    text = json.dumps([python, fixed, source_digest()])
-    return hashlib.sha256(text.encode()).hexdigest()[:16]
-
-
 def _locked(directory: Path) -> IO[str]:
     """``directory/lock``, opened and locked, waiting for it (closing it unlocks)."""
     directory.mkdir(parents=True, exist_ok=True)
@@ -179,6 +142,19 @@ def _log_start(server: Server, seconds: float) -> None:
             f.write(json.dumps(entry) + "\n")
 
 
+def _is_server(pid: int) -> bool:
+    """Whether ``pid`` is a live casebook server: a server that was killed (by the OOM
+    killer, say) leaves its record behind, and its pid may since belong to another
+    process, which must neither be signalled nor taken for a server."""
+    if not storage.process_alive(pid):
+        return False
+    if not Path("/proc/self").exists():  # no /proc (macOS): the pid is all there is
+        return True
+    with contextlib.suppress(OSError):
+        return SERVER_MODULE.encode() in Path(f"/proc/{pid}/cmdline").read_bytes()
+    return False
+
+
 @dataclass
 class Server:
     """One server of the pool: its folder, and what it preloads once live."""
@@ -200,7 +176,7 @@ class Server:
             info = json.loads((directory / "server.json").read_text())
         except (OSError, ValueError):
             return None
-        if not storage.process_alive(info["pid"]) or not (directory / "s").exists():
+        if not _is_server(info["pid"]) or not (directory / "s").exists():
             return None
         return cls(info["python"], {}, tuple(info["preload"]), directory, info["pid"])
 
