@@ -771,6 +771,20 @@ def test_a_record_left_by_a_killed_server_whose_pid_was_reused_is_ignored(own_po
     assert fresh.pid not in (server.pid, os.getpid())
 
 
+@pytest.mark.parametrize("behaviour", ["exit 3", "sleep 30"])
+def test_a_server_that_dies_or_hangs_at_start_is_reported(
+    own_pool, tmp_path, monkeypatch, behaviour
+):
+    fake = tmp_path / "bin" / "python"
+    fake.parent.mkdir()
+    fake.write_text(f"#!/bin/sh\necho preloading >&2\n{behaviour}\n")
+    fake.chmod(0o755)
+    monkeypatch.setattr(pool, "START_TIMEOUT", 1.0)
+    said = "it exited" if behaviour == "exit 3" else "no answer in 1 s"
+    with pytest.raises(r.RunCrashed, match=f"did not start \\({said}\\)(?s:.*)preloading"):
+        pool.server_for(str(fake), {"PATH": os.environ["PATH"]}, ("jax",))
+
+
 def test_a_machine_keeps_at_most_max_servers(own_pool, monkeypatch):
     monkeypatch.setattr(pool, "MAX_SERVERS", 1)
     r.run("import fakepkg", "fakepkg==1.0")

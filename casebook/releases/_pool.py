@@ -36,6 +36,7 @@ import fcntl
 import hashlib
 import json
 import os
+import select
 import signal
 import socket
 import subprocess
@@ -200,12 +201,19 @@ class Server:
             )
         assert launcher.stdout is not None
         with launcher.stdout:  # "ready PID" from the detached server, "" if it died
-            word, _, pid = launcher.stdout.readline().partition(" ")
-        launcher.wait(timeout=START_TIMEOUT)  # the launcher exits as soon as it forks
+            answered = select.select([launcher.stdout], [], [], START_TIMEOUT)[0]
+            line = launcher.stdout.readline() if answered else f"no answer in {START_TIMEOUT:g} s"
+            word, _, pid = line.partition(" ")
+        try:  # the launcher exits as soon as it forks; one that hangs is killed
+            launcher.wait(timeout=START_TIMEOUT if answered else 1.0)
+        except subprocess.TimeoutExpired:
+            launcher.kill()
+            launcher.wait()
         if word != "ready":
             tail = (self.directory / "server.log").read_text(errors="replace")[-3000:]
             raise RunCrashed(
-                f"the warm server ({', '.join(self.preload) or 'no preloads'}) did not start."
+                f"the warm server ({', '.join(self.preload) or 'no preloads'}) did not start "
+                f"({line.strip() or 'it exited'})."
                 f"\n--- stderr (tail) ---\n{tail}"
             )
         self.pid = int(pid)
@@ -268,7 +276,7 @@ def _make_room(pool: Path, keep: str) -> None:
         held = _locked_if_free(oldest.directory)
         if held is not None:
             with held:
-                oldest.stop()
+                _stop_if_live(oldest.directory)
 
 
 def shutdown(pool: Path | None = None) -> list[int]:
@@ -276,9 +284,18 @@ def shutdown(pool: Path | None = None) -> list[int]:
     stopped = []
     for server in live_servers(pool):
         with _locked(server.directory):
-            server.stop()
-            stopped.append(server.pid)
+            stopped += _stop_if_live(server.directory)
     return stopped
+
+
+def _stop_if_live(directory: Path) -> list[int]:
+    """Stop the server ``directory`` records, read again under its lock (the caller holds
+    it): the one seen before taking the lock may have been replaced since. Its pid."""
+    live = Server.found(directory)
+    if live is None:
+        return []
+    live.stop()
+    return [live.pid]
 
 
 def main(argv: list[str]) -> int:
