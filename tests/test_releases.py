@@ -716,6 +716,15 @@ def test_the_key_changes_when_a_package_is_installed_or_removed(tmp_path):
     assert keys.key_of(sys.executable, {}) == keys.key_of(sys.executable, {})
 
 
+def test_the_idle_time_the_docs_state_is_the_pool_s():
+    from casebook import __main__ as cli
+    from casebook.project import ROOT
+
+    minutes = f"{pool.IDLE_SECONDS / 60:g}"
+    assert f"after {minutes} minutes without a run" in (ROOT / "README.md").read_text()
+    assert f"each ends after {minutes} idle minutes" in cli.__doc__
+
+
 def test_an_idle_server_ends_and_removes_its_socket(own_pool, monkeypatch):
     monkeypatch.setenv("CASEBOOK_POOL_IDLE", "1")
     r.run("import fakepkg", "fakepkg==1.0")

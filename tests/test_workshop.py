@@ -149,10 +149,11 @@ def test_the_student_edition_runs_then_the_teacher_s_solutions_pass(page, tmp_pa
     NotebookClient(
         nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     ).execute()
-    ran = [c for c in nb.cells if c.cell_type == "code" and c.get("execution_count")]
-    assert len(ran) == sum(
-        1 for c in nb.cells if c.cell_type == "code" and "".join(c.source).strip()
-    )
+    # execute() raised on the first failing cell; what is left to prove is that the
+    # solutions were checked at all: every exercise of the edition has a check that ran.
+    checks = [c for c in nb.cells if CHECK_TAG in c.metadata.get("tags", [])]
+    assert len(checks) >= len(_tagged(edition.student, EXERCISE_TAG)), "an exercise has no check"
+    assert all(c.execution_count for c in checks)
 
 
 # ----------------------------------------------------------------------------- plan

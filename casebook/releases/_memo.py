@@ -30,30 +30,24 @@ from pathlib import Path
 from typing import Any
 
 from casebook import storage
-from casebook.project import ROOT
 from casebook.releases._keys import PER_PROCESS, source_digest
 from casebook.releases._outcome import Outcome
 from casebook.releases._patches import Target
 from casebook.releases._runner import place_of
+from casebook.tools import environment
+from casebook.tools.suite import GRID_MEMO_ENV
 
 __all__ = ["MEMO_ENV", "cell_key", "lock_digest", "run_once"]
 
-MEMO_ENV = "CASEBOOK_GRID_MEMO"
-"""Names the folder of the run's kept cells; unset (outside the test command), nothing
-is kept."""
-
-LOCK_FILES = ("requirements.txt", "requirements-gpu.txt", "pyproject.toml")
-"""The hashed lock and what it is made from."""
+MEMO_ENV = GRID_MEMO_ENV
+"""Names the folder of the run's kept cells (the test command sets it); unset, nothing is
+kept."""
 
 
 @functools.cache
 def lock_digest() -> str:
-    """The hash of the lock files (those the checkout has)."""
-    h = hashlib.sha256()
-    for name in LOCK_FILES:
-        path = ROOT / name
-        h.update(name.encode() + b"\0" + (path.read_bytes() if path.exists() else b"-"))
-    return h.hexdigest()
+    """The hash of the lock (both of its files and ``pyproject.toml``)."""
+    return environment.lock_digest([environment.REQUIREMENTS, environment.GPU_REQUIREMENTS])
 
 
 def cell_key(code: str, target: Target, run_kwargs: dict[str, Any]) -> str:

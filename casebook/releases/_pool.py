@@ -51,6 +51,7 @@ from casebook import storage
 from casebook.releases._cold import CHILD_MODULE, Finished, cold_run
 from casebook.releases._keys import key_of
 from casebook.releases.errors import RunCrashed, RunTimeout
+from casebook.tools import suite
 
 __all__ = [
     "CHILD_MODULE",
@@ -69,7 +70,7 @@ __all__ = [
     "warm_run",
 ]
 
-POOL_ENV = "CASEBOOK_POOL"
+POOL_ENV = suite.POOL_ENV
 """Names the pool folder; unset, the machine's (:func:`pool_directory`)."""
 
 IDLE_ENV = "CASEBOOK_POOL_IDLE"

@@ -1,7 +1,8 @@
 """``python3 -m casebook profile [PAGE ...]``: where each page spends its time, cell by cell.
 
 Each page runs once, serially, in a fresh kernel (as nbmake runs it), with every cell
-timed; all pages share one pool of warm release servers, which ends with the profile. A cell's time is put in one kind, read from its code: the set-up and imports,
+timed; all pages share one pool of warm release servers, which ends with the profile. A
+cell's time is put in one kind, read from its code: the set-up and imports,
 runs in an era stack, runs on historical releases (warm, forked from a server, or
 including a server's start: the pool logs each start under ``CASEBOOK_POOL_LOG``),
 benchmarks (cells tagged ``benchmark``), traces and jaxpr printing, and the rest. The
@@ -40,9 +41,6 @@ KINDS = (
 
 POOL_LOG_ENV = "CASEBOOK_POOL_LOG"
 """Names the file where the pool logs each server start (JSON lines, ``seconds``)."""
-
-POOL_ENV = "CASEBOOK_POOL"
-"""Names the folder of the warm servers every page's kernel shares (``casebook.releases._pool``)."""
 
 _ERA = re.compile(r"era:|eras\.history|ERA\b")
 _RELEASE = re.compile(
@@ -193,14 +191,14 @@ def main(argv: list[str] | None = None) -> int:
     profiles = []
     # One pool of warm servers for the whole profile, as the test command has: the first
     # page to ask for an environment pays its server's start, later pages find it warm.
-    os.environ.setdefault(POOL_ENV, tempfile.mkdtemp(prefix="casebook-profile-pool-"))
+    from casebook.releases import _pool  # the checkout's own (see the module's text)
+
+    os.environ.setdefault(_pool.POOL_ENV, tempfile.mkdtemp(prefix="casebook-profile-pool-"))
     try:
         for path in paths:
             print(f"casebook profile: {path}", file=sys.stderr, flush=True)
             profiles.append(profile_page(path))
     finally:
-        from casebook.releases import _pool
-
         _pool.shutdown()
     print(_table(profiles))
     print()

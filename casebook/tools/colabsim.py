@@ -23,7 +23,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from casebook.project import LIBRARIES, ROOT
-from casebook.tools import colab, environment
+from casebook.tools import colab, environment, suite
 
 WORK = ROOT / "_build" / "colab-sim"
 #: What Colab preinstalls that these pages touch, plus the kernel and the runner.
@@ -147,7 +147,7 @@ def bare_env(py: Path, cache: Path) -> dict[str, str]:
     }
     return env | {
         "CASEBOOK_SOURCE": f"git+file://{ROOT}@{_head()}",
-        "CASEBOOK_POOL": str(cache.parent / "pool"),
+        suite.POOL_ENV: str(cache.parent / "pool"),
         "XDG_CACHE_HOME": str(cache),
         "PIP_NO_CACHE_DIR": "1",
         "PATH": f"{py.parent}{os.pathsep}{env.get('PATH', '')}",

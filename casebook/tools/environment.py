@@ -95,7 +95,9 @@ def _venv_version(venv: Path) -> str:
     return ""
 
 
-def _lock_digest(files: list[Path]) -> str:
+def lock_digest(files: list[Path]) -> str:
+    """The sha256 of the lock files ``files`` and ``pyproject.toml`` they are made from:
+    what the venv's stamp and the test run's grid cells are keyed by."""
     return hashlib.sha256(b"".join(f.read_bytes() for f in [*files, PYPROJECT])).hexdigest()
 
 
@@ -134,7 +136,7 @@ def setup(gpu: bool = False) -> Path:
         sh([sys.executable, "-m", "venv", VENV])
     lock = GPU_REQUIREMENTS if gpu else REQUIREMENTS
     stamp = VENV / _STAMP
-    want = _lock_digest([lock])
+    want = lock_digest([lock])
     if not stamp.exists() or stamp.read_text().strip() != want:
         pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
         install_lock(py, lock)
