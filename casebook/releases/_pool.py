@@ -280,12 +280,17 @@ def _make_room(pool: Path, keep: str) -> None:
                 _stop_if_live(oldest.directory)
 
 
-def shutdown(pool: Path | None = None) -> list[int]:
-    """Stop every server of the pool (this machine's, or ``pool``); their pids."""
+def shutdown(pool: Path | None = None, wait: float = 10.0) -> list[int]:
+    """Stop every server of the pool (this machine's, or ``pool``), and wait up to
+    ``wait`` seconds for their processes to end (each takes its folder's lock to clean up,
+    so it can end only once the lock is released); their pids."""
     stopped = []
     for server in live_servers(pool):
         with _locked(server.directory):
             stopped += _stop_if_live(server.directory)
+    deadline = time.monotonic() + wait
+    while any(_is_server(pid) for pid in stopped) and time.monotonic() < deadline:
+        time.sleep(0.05)
     return stopped
 
 
