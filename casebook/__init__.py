@@ -6,7 +6,7 @@ For readers' own projects (``pip install "casebook @ git+<repository>"``):
   families of optimizer bugs (state drift, non-array leaves, callable data) before they crash;
 * ``python3 -m casebook explain`` reads a traceback and prints the case that explains it,
   and ``%load_ext casebook`` adds that answer in one line under a matching traceback in
-  IPython (:mod:`casebook.cases._explain`).
+  IPython (:mod:`casebook.explain`).
 
 For the book's pages (``casebook[cases]``), one folder per concern (CONTRIBUTING.md draws
 the map): :mod:`casebook.releases` runs code on historical upstream releases and eras;
@@ -33,7 +33,7 @@ __all__ = ["__version__", "load_ipython_extension"]
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext casebook``: one line under a traceback the book knows, pointing to its
-    fix (:func:`casebook.cases._explain.load_ipython_extension`)."""
-    from casebook.cases import _explain
+    fix (:func:`casebook.explain.load_ipython_extension`)."""
+    from casebook import explain as _explain
 
     _explain.load_ipython_extension(ipython)

@@ -13,8 +13,10 @@
   lock               regenerate requirements.txt and requirements-gpu.txt from pyproject.toml
   latest [--report F]  run the board and the pages on the newest releases; say what differs
   colab-sim [PAGE ...] run pages as Colab would: a bare venv, casebook from the set-up cell
-  sync               rewrite every page's program blocks (from the case folders), set-up
-                     cell (from _config.yml) and MyST twin
+  sync [--check]     write everything derived from the case folders and the package: each
+                     page's card, exercise answers, program blocks, set-up cell and MyST
+                     twin; the README and intro tables; the Errors, API and workshop-plan
+                     pages (--check: list what is stale, exit 1)
   check-corpus [...] run check_optimizer over the corpus of real set-ups (see --help)
   bench [--suite]    time the book itself: release-run overhead, each page (twice), the
                      spread of every benchmark claim, and (--suite) the test command
@@ -25,7 +27,8 @@
                      by every kernel; each ends after 5 idle minutes), or stop them
   explain [TEXT]     read a traceback (argument, --file F or standard input) and print the
                      case that explains it: today's wording, the fix as code, the link
-  new KEY ...        scaffold a case folder (``new-case`` is the same; see CONTRIBUTING.md)
+  new KEY ...        scaffold a case folder, its notebook and its entries, then sync
+                     (``new-case`` is the same; see CONTRIBUTING.md)
 
 ``--gpu`` (with setup, book, test, device) uses the CUDA 13 lock, requirements-gpu.txt.
 
@@ -73,15 +76,15 @@ COMMANDS: dict[str, Command] = {
     "lock": _here("casebook.tools.environment", "lock", args=False),
     "latest": _here("casebook.status.latest", "main"),
     "colab-sim": _here("casebook.tools.colabsim", "main"),
-    "sync": _in_venv("casebook.cases._blocks"),
+    "sync": _in_venv("casebook.sync"),
     "bench": _in_venv("casebook.status.selfbench"),
     "profile": _in_venv("casebook.status.profile"),
     "check-corpus": _in_venv("casebook.corpus"),
     "pool": _here("casebook.releases._pool", "main"),
-    "explain": _here("casebook.cases._explain", "main"),
+    "explain": _here("casebook.explain", "main"),
     "workshop": _in_venv("casebook.workshop"),
-    "new": _here("casebook.cases._scaffold", "main"),
-    "new-case": _here("casebook.cases._scaffold", "main"),
+    "new": _here("casebook.sync.scaffold", "main"),
+    "new-case": _here("casebook.sync.scaffold", "main"),
 }
 
 

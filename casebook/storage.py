@@ -15,7 +15,7 @@ import os
 import tempfile
 from pathlib import Path
 
-__all__ = ["process_alive", "write_generated", "write_text"]
+__all__ = ["process_alive", "write_text"]
 
 
 def write_text(path: Path, text: str) -> Path:
@@ -54,13 +54,3 @@ def process_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
-
-
-def write_generated(path: Path, text: str, argv: list[str] | None = None) -> int:
-    """A generated page's command: write ``text`` to ``path`` (atomically), or with
-    ``--check`` in ``argv`` only say whether it is up to date (exit status 0 or 1)."""
-    if argv and "--check" in argv:
-        return 0 if Path(path).read_text() == text else 1
-    write_text(Path(path), text)
-    print(f"casebook: wrote {path}")
-    return 0

@@ -1,4 +1,4 @@
-"""The program code a page shows in its text is the program's code (``casebook.cases._blocks``)."""
+"""The program code a page shows in its text is the program's code (``casebook.sync._blocks``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 from test_public_api import PAGES
 
-from casebook.cases import _blocks
+from casebook.sync import _blocks
 
 
 def _markdown(page) -> str:
@@ -27,6 +27,6 @@ def test_a_stale_block_is_found_and_rewritten():
     text = '<!-- program: ["optax_828.doors", "disable_jit"] -->\n```python\nold\n```\n'
     ((arguments, body),) = _blocks.blocks_in(text)
     assert body == "old\n" != _blocks.expected(arguments)
-    fresh = _blocks._rewrite(text)
+    fresh = _blocks.rewrite(text)
     assert _blocks.blocks_in(fresh)[0][1] == _blocks.expected(arguments)
     assert '@variant("disable_jit")' in fresh

@@ -4,7 +4,8 @@ The README and introduction tables are the rendered registry; ``_toc.yml`` lists
 notebook in registry order; each notebook's card has the registry's issue link, opened date
 and first fixed release, and cites a key of ``book/references.bib``; each expected error is
 the one the notebook asserts; each check set-up gets the verdict the lessons page shows.
-The ``check_*(case, root)`` functions also run on a case scaffolded into a temporary copy.
+The ``check_*(case, root)`` functions also run on a case scaffolded into a temporary copy
+(``tests/test_sync.py``, the path of a new case).
 """
 
 from __future__ import annotations
@@ -17,9 +18,11 @@ from pathlib import Path
 import pytest
 from test_notebooks import ANATOMY_CHECKS
 
-from casebook import cases, releases
-from casebook.cases import Case, _scaffold as scaffold, _tables as tables
+from casebook import cases, explain as _explain, releases, sync
+from casebook.cases import Case
 from casebook.status import board
+from casebook.sync import _card as card_text, _tables as tables, scaffold
+from casebook.workshop import plan
 
 ROOT = Path(__file__).resolve().parent.parent
 IDS = [c.key for c in cases.CASES]
@@ -47,7 +50,7 @@ def check_tables(all_cases: tuple[Case, ...], root: Path) -> None:
     for file in tables.FILES:
         table = tables.current((root / file).read_text())
         assert table == tables.render(file, all_cases), (
-            f"{file}: the case table is not the registry's; run casebook.cases._tables.sync"
+            f"{file}: the case table is not the registry's; run `python3 -m casebook sync`"
         )
         for case in all_cases:
             assert case.issue.url in table and case.docname in table and case.summary in table
@@ -182,61 +185,6 @@ def test_check_setups_on_old_releases_and_x64_get_their_verdict(key, name):
     assert outcome.result != setup.buggy
 
 
-def test_a_scaffolded_case_passes_the_anatomy_and_registry_tests(tmp_path):
-    for part in ("notebooks", "casebook/cases"):
-        shutil.copytree(ROOT / part, tmp_path / part, ignore=shutil.ignore_patterns("__pycache__"))
-    (tmp_path / "book").mkdir()
-    for file in ("_toc.yml", "_config.yml", "README.md", "book/intro.md", "book/references.bib"):
-        shutil.copy(ROOT / file, tmp_path / file)
-    args = [
-        "optax-9999",
-        "--issue",
-        "https://github.com/google-deepmind/optax/issues/9999",
-        "--title",
-        'A "new" bug',
-        "--opened",
-        "2026-01-02",
-        "--root",
-        str(tmp_path),
-    ]
-    assert scaffold.main(args) == 0
-    assert scaffold.main(args) == 2  # the module exists already
-
-    new = cases.load(tmp_path / "casebook" / "cases")
-    assert [c.key for c in new] == IDS + ["optax-9999"]
-    case = new[-1]
-    assert case.number == 6 and case.issue.label == "optax#9999"
-    for check in ANATOMY_CHECKS:
-        check(tmp_path / case.notebook, tmp_path)
-    check_case(case, new, tmp_path)
-    check_tables(new, tmp_path)
-    check_toc(new, tmp_path)
-    from casebook.tools import colab
-
-    assert colab.is_in_sync(tmp_path / case.notebook, tmp_path / "_config.yml")
-    # One folder, the notebook, the toc and a bib entry: what a sixth case touches (the
-    # tables are generated).
-    changed = {
-        p.relative_to(tmp_path).as_posix()
-        for p in tmp_path.rglob("*")
-        if p.is_file()
-        and "__pycache__" not in p.parts
-        and (
-            not (ROOT / p.relative_to(tmp_path)).exists()
-            or p.read_bytes() != (ROOT / p.relative_to(tmp_path)).read_bytes()
-        )
-    }
-    assert changed == {
-        "casebook/cases/optax_9999/case.toml",
-        "casebook/cases/optax_9999/__init__.py",
-        case.notebook,
-        "_toc.yml",
-        "book/references.bib",
-        "README.md",
-        "book/intro.md",
-    }
-
-
 def test_an_expected_error_counts_only_where_the_registry_says_it_was_asserted():
     """``Case.unasserted``: asserting the wording on another release does not count."""
     from casebook.releases import Asserted
@@ -258,5 +206,122 @@ def test_expect_records_what_it_asserted_and_where():
     before = len(releases.asserted())
     releases.expect(releases.run("int('x')"), raises=ValueError, match="invalid literal")
     assert releases.asserted()[before:] == [
-        releases.Asserted("current", "ValueError", "invalid literal")
+        releases.Asserted(
+            "current",
+            "ValueError",
+            "invalid literal",
+            "invalid literal for int() with base 10: 'x'",
+        )
     ]
+
+
+# ------------------------------------------------------------- a copy of the checkout
+
+INPUTS = ("README.md", "_config.yml", "_toc.yml")
+"""The files of the checkout's root that sync reads or writes (with notebooks/, book/ and
+the case folders)."""
+
+
+def _copy(tmp_path: Path) -> Path:
+    """What sync reads and writes, copied to ``tmp_path``: the case folders, the pages, the
+    book's Markdown and the root's files."""
+    root = tmp_path / "checkout"
+    skip = shutil.ignore_patterns("__pycache__", "measurements", "_ext", "_static")
+    shutil.copytree(ROOT / "casebook" / "cases", root / "casebook" / "cases", ignore=skip)
+    shutil.copytree(ROOT / "notebooks", root / "notebooks", ignore=skip)
+    shutil.copytree(ROOT / "book", root / "book", ignore=skip)
+    for file in INPUTS:
+        shutil.copy(ROOT / file, root / file)
+    return root
+
+
+def _files(root: Path) -> dict[str, bytes]:
+    return {
+        p.relative_to(root).as_posix(): p.read_bytes()
+        for p in root.rglob("*")
+        if p.is_file() and "__pycache__" not in p.parts
+    }
+
+
+def _markdown(page: Path) -> str:
+    cells = json.loads(page.read_text())["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+
+
+def _edit(path: Path, old: str, new: str) -> None:
+    text = path.read_text()
+    assert old in text, (path, old)
+    path.write_text(text.replace(old, new, 1))
+
+
+# ------------------------------------------------------------------ the path of a new case
+
+
+def test_a_new_case_walks_the_documented_path(tmp_path):
+    """CONTRIBUTING.md's path: ``new``; fill the folder's data and programs; the story; a bib
+    entry; ``sync``. Only the case's folder, its notebook, ``_toc.yml`` and the bib are
+    touched by hand; the rest is generated, and the case is on the Errors page, in
+    ``explain``, on the board and in the workshop plan."""
+    root = _copy(tmp_path)
+    before = _files(root)
+    args = ["optax-9999", "--issue", "https://github.com/google-deepmind/optax/issues/9999"]
+    args += ["--title", 'A "new" bug', "--opened", "2026-01-02", "--root", str(root)]
+    assert scaffold.main([*args, "--no-sync"]) == 0
+    assert scaffold.main([*args, "--no-sync"]) == 2  # the folder exists already
+    folder = root / "casebook" / "cases" / "optax_9999"
+
+    # Fill the data and a one-line program: the wrong code, its message, the card's block.
+    (folder / "scripts" / "wrong.py").write_text("1 / 0\n")
+    facts = folder / "case.toml"
+    _edit(
+        facts,
+        "'''TODO: the message's first lines, verbatim (no \"ExcType: \")'''",
+        "'division by zero'",
+    )
+    _edit(facts, 'exc_type = "TypeError"\nstack', 'exc_type = "ZeroDivisionError"\nstack')
+    _edit(
+        facts,
+        "today = '''TODO: today's message, verbatim'''",
+        "today = 'ZeroDivisionError: division by zero'",
+    )
+    hand = {k for k, v in _files(root).items() if before.get(k) != v}
+    outside = {p for p in hand if not p.startswith("casebook/cases/optax_9999/")}
+    notebook = "notebooks/06-optax-9999-a-new-bug.ipynb"
+    assert outside == {notebook, "_toc.yml", "book/references.bib"}, outside
+    assert {p.removeprefix("casebook/cases/optax_9999/") for p in hand - outside} == {
+        "case.toml",
+        "__init__.py",
+        "scripts/wrong.py",
+        "scripts/fix.py",
+    }
+
+    written = {p.relative_to(root).as_posix() for p in sync.sync(root)}
+    assert not sync.stale(root)
+    assert {notebook, "README.md", "book/intro.md", "book/errors.md", "book/teach.md"} <= written
+    new = cases.load(root / "casebook" / "cases")
+    case = new[-1]
+    assert (case.key, case.number, case.issue.label) == ("optax-9999", 6, "optax#9999")
+
+    # The card and the repro cell are the data's; the page's checks hold on the data's text.
+    cells = json.loads((root / notebook).read_text())["cells"]
+    assert "".join(cells[0]["source"]) == card_text.card_markdown(case)
+    wrong = next(c for c in cells if card_text.WRONG_TAG in c["metadata"].get("tags", []))
+    assert "".join(wrong["source"]).split("\n", 1)[1] == "1 / 0"
+    assert case.today_shown("ZeroDivisionError", "division by zero")
+    for check in ANATOMY_CHECKS:
+        check(root / notebook, root)
+    check_case(case, new, root)
+    check_tables(new, root)
+    check_toc(new, root)
+
+    # The Errors page, explain, the board and the plan know it.
+    assert "ZeroDivisionError: division by zero" in (root / "book" / "errors.md").read_text()
+    found = _explain.find(
+        "Traceback (most recent call last):\nZeroDivisionError: division by zero", new
+    )
+    assert found and found[0][0].key == "optax-9999"
+    assert "optax#9999" in [t.key for t in cases.board_triggers(new)]
+    teach = (root / "book" / "teach.md").read_text()
+    assert case.workshop["title"] in teach and plan.NOT_MEASURED in teach
+    assert plan.unmeasured(cases=new) == ["06-optax-9999-a-new-bug"]
+    assert "optax-9999" in (root / "README.md").read_text()

@@ -13,8 +13,7 @@ import sys
 
 import pytest
 
-from casebook import cases, releases
-from casebook.cases import _explain
+from casebook import cases, explain as _explain, releases
 from casebook.project import ROOT
 from casebook.status import errorspage
 
@@ -35,7 +34,7 @@ def test_every_case_has_messages_and_today_s_wording_where_it_still_fails():
 
 def test_the_errors_page_is_generated_from_the_registry():
     assert errorspage.PAGE.read_text() == errorspage.page_text(), (
-        "book/errors.md is out of date: run `.venv/bin/python -m casebook.status.errorspage`"
+        "book/errors.md is out of date: run `python3 -m casebook sync`"
     )
 
 

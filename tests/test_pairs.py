@@ -1,12 +1,13 @@
-"""Each executed page has an up-to-date MyST twin, and the build reads only the notebook."""
+"""Each executed page has a MyST twin (written by ``sync``), and the build reads only the notebook."""
 
 from __future__ import annotations
 
 import re
-import shutil
 
 import pytest
+from test_cases import _copy
 
+from casebook import sync
 from casebook.tools import colab, pairs
 
 PAGES = colab.pages()
@@ -14,7 +15,9 @@ PAGES = colab.pages()
 
 @pytest.mark.parametrize("page", PAGES, ids=[p.name for p in PAGES])
 def test_each_page_has_its_myst_twin_in_sync(page):
-    assert pairs.in_sync(page), f"{pairs.twin(page).name} is stale: run `python3 -m casebook sync`"
+    assert pairs.myst(page.read_text()) == pairs.twin(page).read_text(), (
+        f"{pairs.twin(page).name} is stale: run `python3 -m casebook sync`"
+    )
 
 
 def test_the_build_excludes_the_twins():
@@ -26,12 +29,19 @@ def test_the_build_excludes_the_twins():
             assert f'"book/{page.stem}.md"' in excluded
 
 
+def test_a_twin_is_the_notebook_as_myst():
+    """``sync`` writes each twin as :func:`pairs.myst` gives it (tests/test_sync.py checks
+    that none is stale); a change to the notebook changes it."""
+    text = PAGES[0].read_text()
+    assert pairs.myst(text) == pairs.twin(PAGES[0]).read_text()
+    assert pairs.myst(text.replace("optax", "optaks", 1)) != pairs.twin(PAGES[0]).read_text()
+
+
 def test_a_changed_notebook_makes_its_twin_stale_until_synced(tmp_path):
-    (tmp_path / "notebooks").mkdir()
-    page = tmp_path / "notebooks" / PAGES[0].name
-    shutil.copy(PAGES[0], page)
-    shutil.copy(pairs.twin(PAGES[0]), pairs.twin(page))
-    assert pairs.in_sync(page)
+    root = _copy(tmp_path)
+    page = root / PAGES[0].relative_to(colab.ROOT)
+    assert pairs.twin(page) not in sync.stale(root)
     page.write_text(page.read_text().replace("optax", "optaks", 1))
-    assert not pairs.in_sync(page)
-    assert pairs.twin(page) in pairs.sync(tmp_path) and pairs.in_sync(page)
+    assert pairs.twin(page) in sync.stale(root)
+    assert pairs.twin(page) in sync.sync(root)
+    assert pairs.myst(page.read_text()) == pairs.twin(page).read_text()

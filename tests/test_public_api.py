@@ -104,11 +104,11 @@ def test_the_checker_finds_private_names():
 
 def test_the_api_page_is_generated_from_all():
     """``book/api.md`` lists exactly the ``__all__`` of each public package; after changing
-    one, run ``python -m casebook.status.apipage``."""
+    one, run ``python3 -m casebook sync``."""
     from casebook.status import apipage
 
     assert apipage.PAGE.read_text() == apipage.page_text(), (
-        "book/api.md is out of date: run `.venv/bin/python -m casebook.status.apipage`"
+        "book/api.md is out of date: run `python3 -m casebook sync`"
     )
 
 

@@ -18,8 +18,7 @@ from pathlib import Path
 
 import pytest
 
-from casebook import cases
-from casebook.cases import _explain
+from casebook import cases, explain as _explain
 from casebook.project import ROOT
 from casebook.status import errorspage
 

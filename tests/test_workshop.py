@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from pathlib import Path
 
 import pytest
 from nbclient import NotebookClient
@@ -161,8 +162,21 @@ def test_the_student_edition_runs_then_the_teacher_s_solutions_pass(page, tmp_pa
 
 def test_the_plan_in_teach_md_is_the_one_the_figures_add_up_to():
     text = plan.TEACH.read_text()
-    assert plan.render() in text, "run `python3 -m casebook workshop --plan`"
+    assert plan.render() in text, "run `python3 -m casebook sync`"
 
 
 def test_the_plan_fits_its_sessions_with_the_slack_it_promises():
     assert plan.check() == []
+
+
+def test_every_case_has_a_block_and_every_block_is_measured():
+    """A case enters the plan from its ``case.toml`` (``[workshop]``), never by a hand edit
+    of a list; until its student edition is timed, the plan says "not measured" and this
+    fails."""
+    from casebook import cases
+
+    pages = {b.page for b in plan.blocks()}
+    assert all(Path(c.docname).name in pages for c in cases.CASES)
+    assert PAGES == plan.pages()
+    late = plan.unmeasured()
+    assert not late, f"not measured: {late}; run `python3 -m casebook workshop --colab-sim`"

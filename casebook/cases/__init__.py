@@ -1,13 +1,17 @@
 """The case registry: one folder per case of the book, each the one home of that case.
 
 A case folder (``casebook/cases/optax_828/``) holds everything the book knows about one
-upstream bug: ``case.toml`` (its issue and its era, written once), ``era.txt`` (the hashed
-lock of the era stack), ``__init__.py`` (its :class:`Case`: card, expected errors, board
-triggers, check set-ups) and its programs (one module each, run on releases by
-:mod:`casebook.releases`). ``CASES`` lists them in reading order (by ``Case.number``);
-:func:`get` looks one up by key (``"optax-828"``). Adding a case means adding a folder
-(``python3 -m casebook new-case`` writes one from ``template/``). :data:`FINDINGS` holds the status-board rows that belong to no case (the
-bugs the book's check found); :func:`board_triggers` orders every row for the board.
+upstream bug, as data: ``case.toml`` (its issue, era, card, messages, board rows, check
+set-ups, workshop block and exercises' answers), ``scripts/`` (its programs, each run as it
+is: the card's ``wrong.py`` and ``fix.py``, the messages' and rows' triggers), ``era.txt``
+(the hashed lock of the era stack), ``__init__.py`` (the check set-ups' builders, the only
+code: it calls :func:`~casebook.cases._base.read_case`) and its program modules (run on
+releases by :mod:`casebook.releases`). ``CASES`` lists them in reading order (by
+``Case.number``); :func:`get` looks one up by key (``"optax-828"``). Adding a case means
+adding a folder (``python3 -m casebook new`` writes one from ``template/``; CONTRIBUTING.md).
+:data:`FINDINGS` holds the status-board rows that belong to no case (the bugs the book's
+check found, ``findings/``); :func:`board_triggers` orders every row for the board;
+:func:`unlisted` names the asserted wordings no case lists.
 
 Standard library only at import time: the case modules import jax and friends inside
 their functions, so the scaffold command and old-release child processes can import this.
@@ -18,10 +22,12 @@ from __future__ import annotations
 import importlib
 import importlib.util
 import pkgutil
+import re
 import sys
 from collections.abc import Iterable
 from pathlib import Path
 from types import ModuleType
+from typing import Any
 
 from casebook.cases._base import (
     FACTS_FILE,
@@ -34,6 +40,12 @@ from casebook.cases._base import (
     Trigger,
 )
 from casebook.cases._findings import TRIGGERS as FINDINGS
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+|0x…")
+_SPACE = re.compile(r"\s+")
+
+#: Exceptions of the book's own making, which no upstream release prints.
+OWN = frozenset({"OptimizerCheckError", "ExpectationError", "AssertionError"})
 
 __all__ = [
     "CASES",
@@ -49,6 +61,8 @@ __all__ = [
     "get",
     "is_program",
     "load",
+    "normalize",
+    "unlisted",
 ]
 
 DIRECTORY = Path(__file__).resolve().parent
@@ -119,3 +133,25 @@ def board_triggers(cases: Iterable[Case] = CASES) -> tuple[Trigger, ...]:
         + tuple(t for c in cases for t in c.triggers[1:])
         + FINDINGS
     )
+
+
+def normalize(text: str) -> str:
+    """A message in a comparable form: addresses as ``0x…``, runs of blanks as one space
+    (how ``explain`` and the Errors page's checks compare wordings)."""
+    return _SPACE.sub(" ", _ADDRESS.sub("0x…", text)).strip()
+
+
+def unlisted(seen: Iterable[Any], cases: Iterable[Case] = CASES) -> list[Any]:
+    """The asserted exceptions (``seen``: :func:`casebook.releases.asserted`'s records, with
+    ``exc_type`` and ``message``) whose wording no case's message holds: a page's last cell
+    asserts this is empty, so every wording a page asserts is on the Errors page and known
+    to ``explain``. A wording is a message's first line (the lines after it name the
+    reader's own paths, shapes and types); the book's own exceptions (:data:`OWN`) are not
+    upstream wordings."""
+    known = [(m.exc_type, normalize(m.text.splitlines()[0])) for c in cases for m in c.messages]
+    return [
+        s
+        for s in seen
+        if s.exc_type not in OWN
+        and not any(t == s.exc_type and text in normalize(s.message) for t, text in known)
+    ]

@@ -1,12 +1,18 @@
-"""The shapes of the case registry: what one case of the book is, as data.
+"""The shapes of the case registry, and how a case folder is read into them.
 
-A case module (``casebook/cases/optax_828/__init__.py`` and its siblings) fills in one :class:`Case`:
-the card of its notebook (issue, dates, releases, fix commits), the error each trigger
-raises, the status-board programs (:class:`Trigger`) and the set-ups that
-``book/lessons.ipynb`` hands to :func:`casebook.check.check_optimizer` (:class:`CheckSetup`).
-The notebooks, the board, the lessons page and the tables in README.md and the introduction
-read these, or ``tests/test_cases.py`` checks them against these, so a fact about a case is
-written once.
+A case is data. Its folder (``casebook/cases/optax_828/``) holds ``case.toml``: the issue
+and the era, the card (``[card]``: why, still open), the errors the notebook asserts
+(``[[error]]``), every wording the book asserts (``[[message]]``), the status board's rows
+(``[[trigger]]``), the set-ups the lessons page checks (``[[check]]``), the workshop block
+(``[workshop]``) and what each exercise's correct answer prints (``[answers]``). Its
+programs are files of ``scripts/``, run as they are: ``fix.py`` is the card's "Do this",
+``repro.py`` the reporter's program, and each message and trigger names the script(s) that
+produce it. :func:`read_case` turns the folder into one :class:`Case`; the folder's
+``__init__.py`` holds only what must be code (the check set-ups' builders).
+
+The notebooks, the board, the lessons page, ``explain``, the Errors page and the tables in
+README.md and the introduction read these, and ``python3 -m casebook sync`` writes what a
+reader sees from them, so a fact about a case is written once.
 
 Standard library only: the scaffold command and child processes on old releases import it.
 """
@@ -29,12 +35,20 @@ __all__ = [
     "Issue",
     "Message",
     "Trigger",
+    "read_case",
     "read_facts",
     "read_issue",
+    "script",
 ]
 
 FACTS_FILE = "case.toml"
-"""The file of a case's folder that holds its issue and its era, written once."""
+"""The file of a case's folder that holds its data: issue, era, card, messages, rows."""
+
+SCRIPTS = "scripts"
+"""The folder of a case's programs, each run as it is (``fix.py``: the card's fix)."""
+
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_INSTALLED = re.compile(r"(?<= at )\S*/(?=(?:optax|equinox|diffrax|jax)/)")
 
 #: The statuses a board trigger can record: see :mod:`casebook.status.board`.
 STATUSES = ("fixed", "still failing", "silent")
@@ -123,6 +137,7 @@ class Message:
     anchor: str
     today: bool = False
     distinctive: bool = True
+    script: str = ""  # the script(s) of the case folder that ``code`` was read from
 
 
 @dataclass(frozen=True)
@@ -161,9 +176,14 @@ class Case:
     triggers: tuple[Trigger, ...] = ()
     checks: tuple[CheckSetup, ...] = field(default=())
     messages: tuple[Message, ...] = ()  # every wording the book asserts (the Errors page)
-    fix: str = ""  # the card's "Do this": code that runs on today's release (a page cell)
+    fix: str = ""  # the card's "Do this": scripts/fix.py, runs on today's release
+    wrong: str = ""  # the card's "You probably wrote": scripts/wrong.py, the page's repro
     why: str = ""  # the card's "Why": one paragraph, as the page's card prints it
     still_open: str = ""  # the card's "Still open": what the fix does not cover
+    card: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    answers: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    workshop: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
+    folder: Path | None = None  # the case's folder (None: built in code, as tests do)
 
     @property
     def today(self) -> tuple[Message, ...]:
@@ -200,6 +220,22 @@ class Case:
             )
         ]
 
+    def today_shown(self, exc_type: str, message: str) -> bool:
+        """Whether the card's "Today" block (``[card] today``) is how ``exc_type: message``
+        begins, once what differs between machines is written as the card writes it: an
+        address as ``0x…``, the folder a library is installed in as ``…/``."""
+        text = _ADDRESS.sub("0x…", f"{exc_type}: {message}")
+        text = _INSTALLED.sub("…/", text)
+        return bool(self.card.get("today")) and text.startswith(self.card["today"])
+
+    def answer(self, label: str) -> str:
+        """What a correct answer to exercise ``label`` (``case1-ex1``) prints, as the
+        exercise's "What a correct answer prints" shows it (``sync`` writes it there)."""
+        try:
+            return self.answers[label]
+        except KeyError:
+            raise KeyError(f"{self.key}: no answer {label!r} in case.toml [answers]") from None
+
     def check(self, name: str) -> CheckSetup:
         """The check set-up called ``name``."""
         for setup in self.checks:
@@ -230,4 +266,94 @@ def read_issue(folder: str | Path) -> Issue:
         opened=issue["opened"],
         closed=issue.get("closed"),
         bib_key=issue["bib_key"],
+    )
+
+
+def script(folder: str | Path, names: str | Iterable[str]) -> str:
+    """The code of one script of the case folder (``"repro"``: ``scripts/repro.py``), or of
+    several joined in order (a shared set-up, then the line that differs)."""
+    folder = Path(folder)
+    if folder.is_file():
+        folder = folder.parent
+    names = [names] if isinstance(names, str) else list(names)
+    return "".join((folder / SCRIPTS / f"{name}.py").read_text() for name in names)
+
+
+def _names(value: str | list[str]) -> str:
+    return value if isinstance(value, str) else " + ".join(value)
+
+
+def read_case(module_file: str | Path, *builders: Callable[[], Mapping[str, Any]]) -> Case:
+    """The :class:`Case` of the folder of ``module_file`` (its ``__init__.py``), read from
+    its :data:`FACTS_FILE` and scripts; ``builders`` are the functions that its
+    ``[[check]]`` entries name by ``build``."""
+    folder = Path(module_file).resolve().parent
+    facts = read_facts(folder)
+    case, card = facts["case"], facts.get("card", {})
+    issue = read_issue(folder)
+    built = {b.__name__: b for b in builders}
+    docname = case["docname"]
+
+    def trigger(t: dict[str, Any]) -> Trigger:
+        return Trigger(
+            t["key"],
+            t["title"],
+            t.get("upstream", issue.url),
+            docname,
+            script(folder, t["script"]),
+            t["recorded"],
+            x64=t.get("x64", False),
+        )
+
+    def message(m: dict[str, Any]) -> Message:
+        return Message(
+            text=m["text"],
+            exc_type=m["exc_type"],
+            stack=m["stack"],
+            versions=m["versions"],
+            code=script(folder, m["script"]),
+            api=m["api"],
+            anchor=m["anchor"],
+            today=m.get("today", False),
+            distinctive=m.get("distinctive", True),
+            script=_names(m["script"]),
+        )
+
+    def check(c: dict[str, Any]) -> CheckSetup:
+        if c["build"] not in built:
+            raise KeyError(
+                f"{folder.name}: [[check]] {c['name']!r} names {c['build']!r}, "
+                f"which read_case was not given (have {sorted(built)})"
+            )
+        return CheckSetup(
+            c["name"],
+            c["buggy"],
+            built[c["build"]],
+            c.get("release", "current"),
+            c.get("x64", False),
+        )
+
+    fix, wrong = folder / SCRIPTS / "fix.py", folder / SCRIPTS / "wrong.py"
+    return Case(
+        number=case["number"],
+        key=folder.name.replace("_", "-"),
+        issue=issue,
+        libraries=tuple(case["libraries"]),
+        affected=tuple(case.get("affected", ())),
+        first_fixed=case.get("first_fixed"),
+        fix_commits=tuple(case.get("fix_commits", ())),
+        docname=docname,
+        summary=case["summary"],
+        errors=tuple(ExpectedError(**e) for e in facts.get("error", ())),
+        triggers=tuple(trigger(t) for t in facts.get("trigger", ())),
+        checks=tuple(check(c) for c in facts.get("check", ())),
+        messages=tuple(message(m) for m in facts.get("message", ())),
+        fix=fix.read_text().rstrip("\n") if fix.is_file() else "",
+        wrong=wrong.read_text().rstrip("\n") if wrong.is_file() else "",
+        why=card.get("why", ""),
+        still_open=card.get("still_open", ""),
+        card={k: v for k, v in card.items() if k not in ("why", "still_open")},
+        answers=dict(facts.get("answers", {})),
+        workshop=dict(facts.get("workshop", {})),
+        folder=folder,
     )

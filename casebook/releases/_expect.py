@@ -37,11 +37,12 @@ __all__ = [
 @dataclasses.dataclass(frozen=True)
 class Asserted:
     """One exception that :func:`expect` saw asserted: on which target (its label), of
-    which type, with which ``match`` pattern (None: any message)."""
+    which type, with which ``match`` pattern (None: any message), and its message."""
 
     target: str
     exc_type: str
     match: str | None
+    message: str = ""
 
 
 _ASSERTED: list[Asserted] = []
@@ -125,7 +126,7 @@ def expect(
     if problems:
         raise ExpectationError(explain(outcome, problems))
     if raises is not None:
-        _ASSERTED.append(Asserted(outcome.target, _exc_name(raises), match))
+        _ASSERTED.append(Asserted(outcome.target, _exc_name(raises), match, outcome.message))
     return outcome
 
 

@@ -6,7 +6,7 @@ section's prose from there. A name enters the page when it enters an ``__all__``
 leaves it when it leaves. ``tests/test_public_api.py`` fails when the page is out of date
 and when a page uses a name that no ``__all__`` lists, so the page and the pages agree.
 
-``python -m casebook.status.apipage`` rewrites the page.
+``python3 -m casebook sync`` writes the page (:func:`page_text`).
 """
 
 from __future__ import annotations
@@ -15,15 +15,13 @@ import ast
 import importlib
 import inspect
 import pkgutil
-import sys
 from dataclasses import dataclass
 from pathlib import Path
 from types import ModuleType
 
-from casebook import storage
 from casebook.project import ROOT
 
-__all__ = ["PAGE", "SECTIONS", "Section", "main", "page_text"]
+__all__ = ["PAGE", "SECTIONS", "Section", "page_text"]
 
 PAGE = ROOT / "book" / "api.md"
 
@@ -136,7 +134,7 @@ The rest of the package is what the pages are written with: summaries of excepti
 on historical releases, the mechanism of a bug in types and jaxprs, honest benchmarks and
 their claims, and the tables and numbers the pages show. This page lists exactly the names
 each package exports (its `__all__`): what a page, or your own notebook, may use. It is
-generated (`python -m casebook.status.apipage`), and the examples in the docstrings run as
+generated (`python3 -m casebook sync`), and the examples in the docstrings run as
 tests (`tests/test_doctests.py`), so each one shows what the function really returns.
 """
 
@@ -225,12 +223,3 @@ def section_text(section: Section) -> str:
 def page_text() -> str:
     """The whole page, as :func:`main` writes it."""
     return _INTRO + "\n" + "\n".join(section_text(s) for s in SECTIONS).rstrip() + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Rewrite ``book/api.md``; with ``--check``, exit 1 when it is out of date instead."""
-    return storage.write_generated(PAGE, page_text(), argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

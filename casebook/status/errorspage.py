@@ -7,19 +7,17 @@ registry's :class:`~casebook.cases.Message` entries, the same data ``python3 -m 
 explain`` reads; ``tests/test_errors.py`` runs each message's code on its stack and checks
 that it prints the text the page shows, and that the page is in sync.
 
-``python -m casebook.status.errorspage`` rewrites the page.
+``python3 -m casebook sync`` writes the page (:func:`page_text`).
 """
 
 from __future__ import annotations
 
-import sys
 from collections.abc import Iterable
 
-from casebook import storage
 from casebook.cases import CASES, Case, Message
 from casebook.project import ROOT
 
-__all__ = ["PAGE", "main", "page_text"]
+__all__ = ["PAGE", "page_text"]
 
 PAGE = ROOT / "book" / "errors.md"
 
@@ -101,12 +99,3 @@ def page_text(cases: Iterable[Case] = CASES) -> str:
     """The whole page, as :func:`main` writes it."""
     sections = [_case(c) for c in cases if c.messages]
     return _INTRO + "\n" + "\n".join(sections).rstrip() + "\n"
-
-
-def main(argv: list[str] | None = None) -> int:
-    """Rewrite ``book/errors.md``; with ``--check``, exit 1 when it is out of date instead."""
-    return storage.write_generated(PAGE, page_text(), argv)
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -133,15 +133,22 @@ def is_in_sync(notebook: Path, config: Path = CONFIG) -> bool:
     )
 
 
+def with_setup_cell(cells: list[dict], config: Path = CONFIG) -> list[dict]:
+    """``cells`` with today's set-up cell first among the code cells (an existing set-up
+    cell is replaced in place); ``python3 -m casebook sync`` writes the result."""
+    cells = [c for c in cells if not _is_setup(c)]
+    first_code = next((i for i, c in enumerate(cells) if c["cell_type"] == "code"), len(cells))
+    cells.insert(first_code, _cell(setup_cell_source(config, extras_of(cells))))
+    return cells
+
+
 def sync(root: Path = ROOT, config: Path = CONFIG) -> list[Path]:
     """Put today's set-up cell first among the code cells of every page; return the
-    pages that changed. An existing set-up cell is replaced in place."""
+    pages that changed (the scaffold and the tests; ``casebook sync`` does it all)."""
     changed = []
     for path in pages(root):
         nb = json.loads(path.read_text())
-        cells = [c for c in nb["cells"] if not _is_setup(c)]
-        first_code = next((i for i, c in enumerate(cells) if c["cell_type"] == "code"), len(cells))
-        cells.insert(first_code, _cell(setup_cell_source(config, extras_of(cells))))
+        cells = with_setup_cell(nb["cells"], config)
         if cells != nb["cells"]:
             nb["cells"] = cells
             path.write_text(json.dumps(nb, indent=1, ensure_ascii=False) + "\n")

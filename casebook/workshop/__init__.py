@@ -90,8 +90,8 @@ def build(out: Path = DEFAULT_OUT, *, benchmarks: bool = False) -> list[Edition]
 
 def main(argv: list[str]) -> int:
     """``workshop [--out DIR] [--benchmarks]``; ``--measure`` (time the student editions
-    here), ``--colab-sim [--without-jax]`` (time them in simulated Colab runtimes),
-    ``--plan`` (rewrite the plan in ``book/teach.md`` from the stored figures)."""
+    here), ``--colab-sim [--without-jax]`` (time them in simulated Colab runtimes; then
+    ``python3 -m casebook sync`` rewrites the plan in ``book/teach.md`` from the figures)."""
     parser = argparse.ArgumentParser(prog="python3 -m casebook workshop")
     parser.add_argument("--out", type=Path, default=DEFAULT_OUT, help="the folder to write")
     parser.add_argument(
@@ -106,7 +106,6 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--without-jax", action="store_true", help="with --colab-sim: jax not preinstalled"
     )
-    parser.add_argument("--plan", action="store_true", help="rewrite the plan in book/teach.md")
     args = parser.parse_args(argv)
     if args.measure or args.colab_sim:
         from casebook.workshop import simulate
@@ -114,17 +113,6 @@ def main(argv: list[str]) -> int:
         return (
             1 if (simulate.here() if args.measure else simulate.colab(not args.without_jax)) else 0
         )
-    if args.plan:
-        from casebook.workshop import plan
-
-        changed = plan.sync()
-        print(
-            f"casebook workshop: the plan in {plan.TEACH.name} {'rewritten' if changed else 'is current'}"
-        )
-        late = plan.check()
-        for line in late:
-            print(f"casebook workshop: does not fit: {line}")
-        return 1 if late else 0
     editions = build(args.out, benchmarks=args.benchmarks)
     print(f"casebook workshop: {len(editions)} student and teacher editions in {args.out}")
     return 0

@@ -26,18 +26,13 @@ from pathlib import Path
 from casebook.project import ROOT
 from casebook.tools import colab
 from casebook.workshop import _myst
+from casebook.workshop.plan import pages
 
 __all__ = ["CHECK_TAG", "EXERCISE_TAG", "Edition", "PAGES", "cut"]
 
-PAGES = (
-    "notebooks/01-optax-828-zero-nans-multisteps",
-    "notebooks/02-optax-1373-callable-mask-inject",
-    "notebooks/03-optax-1017-lbfgs-equinox",
-    "notebooks/04-optax-1210-lbfgs-x64-scan",
-    "notebooks/05-diffrax-521-pidcontroller-multisteps",
-    "book/lessons",
-)
-"""The pages a workshop uses, in the order of the plan (``book/teach.md``)."""
+PAGES = pages()
+"""The pages a workshop uses, in the order of the plan (``book/teach.md``): each case that
+has a ``[workshop]`` block in its ``case.toml``, and the lessons (:func:`plan.pages`)."""
 
 EXERCISE_TAG = "exercise"
 """The tag of a student edition's empty answer cell (and of a teacher's solution cell)."""

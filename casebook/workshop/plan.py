@@ -11,8 +11,10 @@ slack, and :func:`check` fails when the plan does not fit its length with at lea
 :data:`SLACK` to spare (so a page that grows moves a block to the second session, or the
 plan says how long it really is).
 
-``python3 -m casebook workshop --plan`` rewrites the plan's part of ``book/teach.md``
-between its markers; ``tests/test_workshop.py`` fails while it is stale.
+``python3 -m casebook sync`` rewrites the plan's part of ``book/teach.md`` between its
+markers (:func:`rewritten`), with a block per case from its ``case.toml``; a case whose
+page has no measured figures shows as not measured, and ``tests/test_workshop.py`` fails
+until it is measured (:func:`unmeasured`).
 """
 
 from __future__ import annotations
@@ -20,26 +22,31 @@ from __future__ import annotations
 import dataclasses
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
+from pathlib import Path
 
-from casebook import storage
+from casebook.cases import CASES, Case
 from casebook.project import ROOT
 from casebook.workshop.timing import load
 
 __all__ = [
-    "BLOCKS",
+    "FIXED",
     "READING_WPM",
     "SESSION_MINUTES",
     "SLACK",
     "TEACH",
     "Block",
     "check",
+    "blocks",
+    "case_block",
+    "pages",
     "render",
-    "sync",
+    "rewritten",
+    "unmeasured",
 ]
 
 TEACH = ROOT / "book" / "teach.md"
-START, END = "<!-- plan: start (python3 -m casebook workshop --plan) -->", "<!-- plan: end -->"
+START, END = "<!-- plan: start (python3 -m casebook sync) -->", "<!-- plan: end -->"
 
 READING_WPM = 120
 """Words a minute when a page is read and explained aloud with its code (silent reading of
@@ -67,9 +74,10 @@ class Block:
     keypoints: tuple[str, ...] = ()
     fixed_minutes: int = 0
     session: int = 1
+    slot: int = 0  # its place in the session
 
 
-BLOCKS = (
+FIXED = (
     Block(
         "Set-up and the jaxpr primer",
         None,
@@ -81,68 +89,10 @@ BLOCKS = (
         ),
         ("A jaxpr lists every value's type; `weak_type` marks a Python scalar's type.",),
         fixed_minutes=10,
+        slot=0,
     ),
-    Block(
-        "Family 1, state that changes type: case 1 (optax#828)",
-        "01-optax-828-zero-nans-multisteps",
-        {"case1-ex1": 8, "case1-ex2": 8},
-        ("Why does a `lax.cond` reject a state that merely changed dtype?",),
-        (
-            "Reproduce the reporter's error and name the state leaf at fault.",
-            "Trace the one line that turns a bool into a weak int32.",
-            "Compare the cast-back fix with the select fix.",
-        ),
-        (
-            "Both branches of a `cond` are traced and must return identical types.",
-            "Arithmetic with a Python scalar promotes a bool to a weak integer; `jnp.where` keeps dtypes.",
-        ),
-    ),
-    Block(
-        "Family 1 under 64-bit mode: case 4 (optax#1210)",
-        "04-optax-1210-lbfgs-x64-scan",
-        {"case4-ex1": 6},
-        ("Why does a counter that works in 32-bit mode break a scan in 64-bit mode?",),
-        ("Find the carry leaf whose dtype differs between `init` and `update`.",),
-        (
-            "`jnp.asarray(0)` follows the default integer (int64 under x64); an explicit int32 does not.",
-        ),
-    ),
-    Block("Break", None, {}, fixed_minutes=10),
-    Block(
-        "Family 2, non-array leaves reaching optax: case 5 (diffrax#521)",
-        "05-diffrax-521-pidcontroller-multisteps",
-        {"case5-ex3": 5, "case5-ex1": 10},
-        ("Why does a model that trains with `adam` fail with `MultiSteps`?",),
-        ("Find the function leaf in the model.", "Partition the model so optax sees arrays only."),
-        (
-            "An operand of `lax.cond` must be all JAX types; a Module may hold functions.",
-            "`eqx.partition(model, eqx.is_inexact_array)` before `init` and `update`.",
-        ),
-    ),
-    Block(
-        "Family 2 again: case 3 (optax#1017)",
-        "03-optax-1017-lbfgs-equinox",
-        {"case3-ex1": 8},
-        ("What does `optax.lbfgs` need that `adam` does not?",),
-        ("Pass `params`, `value`, `grad` and `value_fn` to L-BFGS on an Equinox model.",),
-        ("Hand optax arrays only, and rebuild the model inside `value_fn`.",),
-        session=2,
-    ),
-    Block(
-        "Family 3, a callable that is data: case 2 (optax#1373)",
-        "02-optax-1373-callable-mask-inject",
-        {"case2-ex3": 5, "case2-ex2": 10},
-        ("Why is a mask called with the step count?",),
-        (
-            "Show that `inject_hyperparams` treats every callable as a schedule.",
-            "Fix it with `static_args`.",
-        ),
-        (
-            "A callable argument of `inject_hyperparams` is a schedule unless `static_args` names it.",
-        ),
-        session=2,
-    ),
-    Block("Break", None, {}, fixed_minutes=10, session=2),
+    Block("Break", None, {}, fixed_minutes=10, slot=3),
+    Block("Break", None, {}, fixed_minutes=10, session=2, slot=2),
     Block(
         "Does my code have this bug? The lessons",
         "lessons",
@@ -152,14 +102,59 @@ BLOCKS = (
         ("The check traces `init` and two updates and reports state drift and non-array leaves.",),
         fixed_minutes=15,
         session=2,
+        slot=3,
     ),
 )
+"""The plan's blocks that are no case's: set-up, breaks, the lessons. Each case's block is
+its ``case.toml``'s ``[workshop]`` table (:func:`blocks`)."""
+
+
+def case_block(case: Case) -> Block:
+    """A case's block, from its ``[workshop]`` table; a case without one raises."""
+    w = case.workshop
+    if not w:
+        raise ValueError(
+            f"{case.key}: case.toml has no [workshop] table, so the workshop plan leaves the "
+            "case out; add one (see the template), then run `python3 -m casebook sync`"
+        )
+    return Block(
+        w["title"],
+        Path(case.docname).name,
+        dict(w.get("exercises", {})),
+        tuple(w.get("questions", ())),
+        tuple(w.get("objectives", ())),
+        tuple(w.get("keypoints", ())),
+        session=w["session"],
+        slot=w["slot"],
+    )
+
+
+def blocks(cases: Iterable[Case] = CASES) -> tuple[Block, ...]:
+    """Every block of the plan, the fixed ones and each case's, in session and slot order
+    (a case that takes a fixed block's slot comes after it)."""
+    every = [(b, 0) for b in FIXED] + [(case_block(c), 1) for c in cases]
+    return tuple(b for b, _ in sorted(every, key=lambda bk: (bk[0].session, bk[0].slot, bk[1])))
+
+
+def pages(cases: Iterable[Case] = CASES) -> tuple[str, ...]:
+    """The pages a workshop uses (``notebooks/NN-...``, ``book/lessons``), in the plan's
+    order: the student and teacher editions are cut from these."""
+    docnames = {Path(c.docname).name: c.docname for c in cases}
+    return tuple(
+        docnames.get(b.page, f"book/{b.page}") for b in blocks(cases) if b.page is not None
+    )
+
+
+NOT_MEASURED = "not measured: run `python3 -m casebook workshop --colab-sim`"
 
 
 def _teaching(block: Block, pages: Mapping[str, dict]) -> tuple[float, str]:
-    """Teaching minutes of a block and the arithmetic behind them."""
+    """Teaching minutes of a block and the arithmetic behind them (0 where its page has
+    no figures yet: :func:`unmeasured` names those)."""
     if block.page is None:
         return block.fixed_minutes, f"{block.fixed_minutes} (fixed)"
+    if block.page not in pages:
+        return block.fixed_minutes, NOT_MEASURED
     fig = pages[block.page]
     words = fig["markdown_words"] + fig["code_words"]
     reading = words / READING_WPM
@@ -172,7 +167,7 @@ def _teaching(block: Block, pages: Mapping[str, dict]) -> tuple[float, str]:
     )
 
 
-def rows(data: Mapping[str, dict] | None = None) -> list[dict]:
+def rows(data: Mapping[str, dict] | None = None, cases: Iterable[Case] = CASES) -> list[dict]:
     """Every block's figures: teaching and exercise minutes, and their arithmetic."""
     data = load() if data is None else data
     colab = data[COLAB]["pages"]
@@ -180,7 +175,7 @@ def rows(data: Mapping[str, dict] | None = None) -> list[dict]:
     local = next(iter(here.values()))["pages"] if here else {}
     bare = data.get(COLAB + "-without-jax", {}).get("pages", {})
     out = []
-    for block in BLOCKS:
+    for block in blocks(cases):
         teaching, arithmetic = _teaching(block, colab)
         exercises = sum(block.exercises.values())
         fig = colab.get(block.page or "", {})
@@ -201,12 +196,21 @@ def rows(data: Mapping[str, dict] | None = None) -> list[dict]:
     return out
 
 
-def sessions(data: Mapping[str, dict] | None = None) -> dict[int, int]:
+def sessions(
+    data: Mapping[str, dict] | None = None, cases: Iterable[Case] = CASES
+) -> dict[int, int]:
     """The minutes each session's blocks add up to."""
     totals: dict[int, int] = {}
-    for row in rows(data):
+    for row in rows(data, cases):
         totals[row["block"].session] = totals.get(row["block"].session, 0) + row["minutes"]
     return totals
+
+
+def unmeasured(data: Mapping[str, dict] | None = None, cases: Iterable[Case] = CASES) -> list[str]:
+    """The plan's pages with no figures from the simulated Colab runtime."""
+    data = load() if data is None else data
+    measured = data.get(COLAB, {}).get("pages", {})
+    return [b.page for b in blocks(cases) if b.page is not None and b.page not in measured]
 
 
 def check(data: Mapping[str, dict] | None = None) -> list[str]:
@@ -223,10 +227,11 @@ def _ref(label: str) -> str:
     return f"{{ref}}`{label}`"
 
 
-def render(data: Mapping[str, dict] | None = None) -> str:
+def render(data: Mapping[str, dict] | None = None, cases: Iterable[Case] = CASES) -> str:
     """The plan's Markdown: one table per session, each block's arithmetic, the slack."""
     data = load() if data is None else data
-    all_rows = rows(data)
+    cases = tuple(cases)
+    all_rows = rows(data, cases)
     colab, when = data[COLAB], data[COLAB]["date"]
     out = [
         START,
@@ -242,7 +247,7 @@ def render(data: Mapping[str, dict] | None = None) -> str:
         f"least {SLACK:.0%} of its time free.",
         "",
     ]
-    for session, total in sessions(data).items():
+    for session, total in sessions(data, cases).items():
         out += [
             f"**Session {session}**: {total} of {SESSION_MINUTES} minutes planned, "
             f"{SESSION_MINUTES - total} free ({(SESSION_MINUTES - total) / SESSION_MINUTES:.0%}).",
@@ -258,7 +263,7 @@ def render(data: Mapping[str, dict] | None = None) -> str:
                 f"{row['arithmetic']} |"
             )
         out.append("")
-    totals = sessions(data)
+    totals = sessions(data, cases)
     out += [
         f"In all, {sum(totals.values())} minutes of blocks in {len(totals)} sessions "
         f"({', '.join(str(m) for m in totals.values())}).",
@@ -276,7 +281,9 @@ def _episodes(all_rows: list[dict]) -> list[str]:
         if not block.questions:
             continue
         out += [f"#### {block.title}", ""]
-        if block.page:
+        if block.page and row["colab_s"] is None:
+            out += [f"Student edition: {NOT_MEASURED}.", ""]
+        elif block.page:
             bare = (
                 f", {row['cold_bare_s']:.0f} s where jax must be installed first"
                 if row["cold_bare_s"] is not None
@@ -301,13 +308,10 @@ def _episodes(all_rows: list[dict]) -> list[str]:
     return out
 
 
-def sync() -> bool:
-    """Rewrite the plan in ``book/teach.md`` from the stored figures; whether it changed."""
-    text = TEACH.read_text()
-    pattern = re.compile(re.escape(START) + r".*?" + re.escape(END), re.S)
+def rewritten(text: str, cases: Iterable[Case] = CASES) -> str:
+    """``book/teach.md``'s text with the plan between its markers rendered anew."""
+    pattern = re.compile(r"<!-- plan: start\b.*?" + re.escape(END), re.S)
     if not pattern.search(text):
         raise ValueError(f"{TEACH}: no plan markers ({START} ... {END})")
-    new = pattern.sub(lambda _: render(), text)
-    if new != text:
-        storage.write_text(TEACH, new)
-    return new != text
+    plan = render(cases=cases)
+    return pattern.sub(lambda _: plan, text)

@@ -1,20 +1,19 @@
 """The case tables of README.md and book/intro.md, written from the registry.
 
 Each file holds its table between two marker comments, ``<!-- cases:begin -->`` and
-``<!-- cases:end -->``. :func:`render` writes the table for a file, :func:`sync` puts it
-between the markers (the scaffold command calls it), and ``tests/test_cases.py`` fails
-when a file's table is not the rendered one. Standard library only.
+``<!-- cases:end -->``. :func:`render` writes the table for a file and :func:`rewritten`
+puts it between the markers; ``python3 -m casebook sync`` writes the files, and
+``tests/test_sync.py`` fails while one is stale. Standard library only.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
-from pathlib import Path
 
 from casebook.cases._base import Case
 
-__all__ = ["BEGIN", "END", "FILES", "current", "render", "sync"]
+__all__ = ["BEGIN", "END", "FILES", "current", "render", "rewritten"]
 
 BEGIN, END = "<!-- cases:begin -->", "<!-- cases:end -->"
 #: The files with a case table, relative to the repository root.
@@ -55,18 +54,8 @@ def current(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def sync(root: Path, cases: Iterable[Case]) -> list[Path]:
-    """Rewrite the table between the markers of each of :data:`FILES` under ``root``;
-    return the files that changed."""
-    cases = tuple(cases)
-    changed = []
-    for file in FILES:
-        path = Path(root) / file
-        text = path.read_text()
-        if current(text) is None:
-            raise ValueError(f"{path}: no {BEGIN} ... {END} markers around the case table")
-        new = _BLOCK.sub(_literal(f"{BEGIN}\n{render(file, cases)}{END}"), text, count=1)
-        if new != text:
-            path.write_text(new)
-            changed.append(path)
-    return changed
+def rewritten(text: str, file: str, cases: Iterable[Case]) -> str:
+    """``text`` (the file ``file``, one of :data:`FILES`) with its table rendered anew."""
+    if current(text) is None:
+        raise ValueError(f"{file}: no {BEGIN} ... {END} markers around the case table")
+    return _BLOCK.sub(_literal(f"{BEGIN}\n{render(file, tuple(cases))}{END}"), text, count=1)

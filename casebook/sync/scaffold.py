@@ -1,18 +1,20 @@
-"""``python3 -m casebook new-case KEY --issue URL --title TITLE``: start a new case.
+"""``python3 -m casebook new KEY --issue URL --title TITLE``: start a new case.
 
-It writes the three files a case is made of, from the templates in
-``casebook/cases/template/``:
+It writes, from the templates in ``casebook/cases/template/``:
 
-* the case folder ``casebook/cases/KEY/``: ``case.toml`` (issue, era) and the registry
-  module ``__init__.py`` (card data, triggers, check set-ups);
-* the notebook ``notebooks/NN-KEY-SLUG.ipynb`` with the anatomy's sections and the
-  standard set-up cell (:func:`casebook.tools.colab.sync`);
-* its entry in ``_toc.yml``, after the last case;
+* the case folder ``casebook/cases/KEY/``: ``case.toml`` (every field of the case's data,
+  each with a comment), ``scripts/wrong.py`` and ``scripts/fix.py`` (the card's code), and
+  the module ``__init__.py`` (the check set-ups' builders, the only code);
+* the notebook ``notebooks/NN-KEY-SLUG.ipynb`` with the anatomy's sections, the cells the
+  card's code goes into (tagged ``card-wrong`` and ``card-fix``) and the checks that read the
+  case's data;
+* its entry in ``_toc.yml``, after the last case, and a stub entry for the issue in
+  ``book/references.bib``;
 
-then adds a stub entry for the issue to ``book/references.bib`` and rewrites the case
-tables of README.md and book/intro.md from the registry (:mod:`casebook.cases._tables`).
-What is left to write is marked TODO; CONTRIBUTING.md says how. Standard library only, so
-it runs before the environment exists.
+then runs ``python3 -m casebook sync``, which writes the card, the tables, the Errors page and
+the workshop plan from the new data. What is left to write is marked TODO; CONTRIBUTING.md
+says how. Standard library only (sync runs in the venv), so it runs before the environment
+exists.
 """
 
 from __future__ import annotations
@@ -24,13 +26,13 @@ import string
 from datetime import date
 from pathlib import Path
 
-from casebook.cases import _base, _tables, load
+from casebook.cases import _base, load
 from casebook.project import ROOT
 from casebook.tools import colab
 
 __all__ = ["main", "scaffold"]
 
-TEMPLATES = Path(__file__).resolve().parent / "template"
+TEMPLATES = Path(__file__).resolve().parent.parent / "cases" / "template"
 
 
 def _slug(title: str, words: int = 5) -> str:
@@ -107,18 +109,18 @@ def scaffold(
     facts = folder / "case.toml"
     facts.write_text(
         string.Template((TEMPLATES / "case.toml.tmpl").read_text()).substitute(
-            values, title=_py_str(title)
+            values,
+            title=_py_str(title),
+            libraries=", ".join(f'"{lib}"' for lib in libraries),
         )
     )
     text = (TEMPLATES / "case_module.py.tmpl").read_text()
-    module.write_text(
-        string.Template(text).substitute(
-            values,
-            title=_py_str(title),
-            summary=_py_str(f"TODO: what breaks ({title})"),
-            libraries="".join(f'"{lib}", ' for lib in libraries).rstrip(" "),
-        )
-    )
+    module.write_text(string.Template(text).substitute(values, title=_py_str(title)))
+    (folder / _base.SCRIPTS).mkdir()
+    scripts = [folder / _base.SCRIPTS / f"{name}.py" for name in ("wrong", "fix")]
+    for script in scripts:
+        template = (TEMPLATES / f"{script.stem}.py.tmpl").read_text()
+        script.write_text(string.Template(template).substitute(values))
 
     notebook = json.loads((TEMPLATES / "notebook.ipynb.tmpl").read_text())
     for cell in notebook["cells"]:
@@ -133,12 +135,11 @@ def scaffold(
     colab.sync(root, config if config.exists() else colab.CONFIG)
 
     _add_to_toc(root / "_toc.yml", docname)
-    written = [facts, module, path, root / "_toc.yml"]
+    written = [facts, module, *scripts, path, root / "_toc.yml"]
     if _add_bib_stub(
         root / "book" / "references.bib", issue.bib_key, title, url, issue.label, opened
     ):
         written.append(root / "book" / "references.bib")
-    written += _tables.sync(root, load(root / "casebook" / "cases"))
     return written
 
 
@@ -158,6 +159,7 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--slug", help="the notebook name's tail (default: from the title)")
     parser.add_argument("--libraries", default="optax,jax", help="comma-separated")
     parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
+    parser.add_argument("--no-sync", action="store_true", help=argparse.SUPPRESS)  # tests
     args = parser.parse_args(argv)
     try:
         written = scaffold(
@@ -173,8 +175,14 @@ def main(argv: list[str]) -> int:
         print(f"casebook new: {e}")
         return 2
     print("casebook new: wrote\n" + "\n".join(f"  {p}" for p in written))
+    if not args.no_sync:
+        from casebook.tools import environment
+
+        environment.in_venv("casebook.sync", ["--root", str(args.root)])
+    notebook = next(p for p in written if p.suffix == ".ipynb").relative_to(args.root)
     print(
-        "Next: fill in the TODOs (CONTRIBUTING.md), then "
-        "`python3 -m casebook test tests/ " + str(written[2].relative_to(args.root)) + "`"
+        "Next (CONTRIBUTING.md, 'Add a case'): fill in case.toml and scripts/, write the "
+        f"story in {notebook}, complete the bib entry, run `python3 -m casebook sync`, then "
+        f"`python3 -m casebook test tests/ {notebook}`"
     )
     return 0

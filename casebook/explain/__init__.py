@@ -12,14 +12,13 @@ extension costs nothing until a cell raises.
 from __future__ import annotations
 
 import argparse
-import re
 import sys
 import textwrap
 from collections.abc import Iterable
 from pathlib import Path
 from typing import Any
 
-from casebook.cases import CASES
+from casebook.cases import CASES, normalize
 from casebook.cases._base import Case, Message
 from casebook.project import BOOK_URL
 
@@ -27,15 +26,6 @@ __all__ = ["BOOK_URL", "ERRORS_PAGE", "card", "find", "load_ipython_extension", 
 
 
 ERRORS_PAGE = BOOK_URL + "book/errors.html"
-
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]+|0x…")
-_SPACE = re.compile(r"\s+")
-
-
-def normalize(text: str) -> str:
-    """A message in a comparable form: addresses as ``0x…``, runs of blanks as one space,
-    and jax's private module path (``jaxlib._jax.``) kept as printed."""
-    return _SPACE.sub(" ", _ADDRESS.sub("0x…", text)).strip()
 
 
 def find(text: str, cases: Iterable[Case] = CASES) -> list[tuple[Case, Message]]:

@@ -1,0 +1,2 @@
+optim = optax.lamb(1e-2)
+optim.update(arrays, optim.init(arrays), model)

@@ -1,0 +1,3 @@
+optim = optax.adamw(1e-3)
+grads = eqx.filter_grad(loss)(model)
+optim.update(grads, optim.init(eqx.filter(model, eqx.is_inexact_array)))  # no params

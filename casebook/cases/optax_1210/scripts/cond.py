@@ -1,0 +1,1 @@
+jax.lax.cond(True, step, lambda carry: carry, carry)

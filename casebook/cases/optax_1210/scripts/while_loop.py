@@ -1,0 +1,1 @@
+jax.lax.while_loop(lambda carry: True, step, restored)

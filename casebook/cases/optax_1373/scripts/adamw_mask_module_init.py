@@ -1,0 +1,1 @@
+optax.adamw(1e-3, mask=mask).init(params)

@@ -1,0 +1,4 @@
+import jax.numpy as jnp
+
+flags = jnp.array([True, False])
+flags - flags

@@ -1,0 +1,143 @@
+"""``python3 -m casebook sync``: write everything a reader sees that the registry derives.
+
+The case folders (``casebook/cases/<key>/``: ``case.toml`` and ``scripts/``) are the one
+source of what the book says about each case. One command writes every file made from
+them, and from the package's other single sources:
+
+* in each page (``notebooks/*.ipynb``, ``book/*.ipynb``): the set-up cell (from
+  ``_config.yml``), the program blocks (from the program modules), and in a case page the
+  card and each exercise's "What a correct answer prints" (:mod:`casebook.sync._card`);
+  then each page's MyST twin (``.md``);
+* the case tables of ``README.md`` and ``book/intro.md``;
+* the Errors page (``book/errors.md``), grouped by case, from the messages;
+* the API page (``book/api.md``), from the packages' ``__all__``;
+* the workshop plan in ``book/teach.md``, a block per case (its ``[workshop]`` table),
+  with the measured minutes.
+
+:func:`expected` computes all of them without writing; :func:`sync` writes those that
+differ; :func:`stale` lists them, and ``tests/test_sync.py`` fails, naming this command,
+while one is stale. ``python3 -m casebook new`` runs it after writing a new case's folder.
+
+A twin edited after its notebook is never overwritten: bring the edit into the notebook
+first (``jupytext --to ipynb --update -o PAGE.ipynb PAGE.md``), then sync.
+"""
+
+from __future__ import annotations
+
+import json
+import sys
+from collections.abc import Iterable
+from pathlib import Path
+
+from casebook.cases import CASES, Case, load
+from casebook.project import ROOT
+
+__all__ = ["COMMAND", "expected", "main", "stale", "sync"]
+
+COMMAND = "python3 -m casebook sync"
+
+
+def _cases(root: Path) -> tuple[Case, ...]:
+    return CASES if Path(root).resolve() == ROOT.resolve() else load(root / "casebook" / "cases")
+
+
+def _page(path: Path, root: Path, cases: Iterable[Case]) -> str:
+    """A page's notebook text as sync writes it."""
+    from casebook.sync import _blocks, _card
+    from casebook.tools import colab, pairs
+
+    nb = json.loads(path.read_text())
+    cells = colab.with_setup_cell(nb["cells"], root / "_config.yml")
+    for cell in cells:
+        if cell["cell_type"] == "markdown":
+            text = "".join(cell["source"])
+            new = _blocks.rewrite(text)
+            if new != text:
+                cell["source"] = new.splitlines(keepends=True)
+    docname = path.relative_to(root).with_suffix("").as_posix()
+    case = next((c for c in cases if c.docname == docname), None)
+    if case is not None:
+        cells = _card.rewrite_answers(_card.rewrite_card(cells, case), case)
+    nb["cells"] = cells
+    return json.dumps(pairs.paired(nb), indent=1, ensure_ascii=False) + "\n"
+
+
+def expected(root: Path = ROOT) -> dict[Path, str]:
+    """Every generated file under ``root`` and the text it must hold."""
+    from casebook.status import apipage, errorspage
+    from casebook.sync import _tables
+    from casebook.tools import colab, pairs
+    from casebook.workshop import plan
+
+    root = Path(root)
+    cases = _cases(root)
+    out: dict[Path, str] = {}
+    for page in colab.pages(root):
+        text = _page(page, root, cases)
+        out[page] = text
+        out[pairs.twin(page)] = pairs.myst(text)
+    for file in _tables.FILES:
+        out[root / file] = _tables.rewritten((root / file).read_text(), file, cases)
+    out[root / "book" / "errors.md"] = errorspage.page_text(cases)
+    out[root / "book" / "api.md"] = apipage.page_text()
+    teach = root / "book" / "teach.md"
+    out[teach] = plan.rewritten(teach.read_text(), cases)
+    return out
+
+
+def stale(root: Path = ROOT) -> list[Path]:
+    """The generated files whose text is not what :func:`expected` gives."""
+    return [
+        path
+        for path, text in expected(root).items()
+        if not path.exists() or path.read_text() != text
+    ]
+
+
+def sync(root: Path = ROOT) -> list[Path]:
+    """Write every stale generated file under ``root``; return those written. A MyST twin
+    edited after its notebook is left alone, with a message."""
+    from casebook import storage
+
+    todo = expected(root)
+    written = []
+    for path in list(todo):
+        if path.suffix != ".ipynb" or not path.with_suffix(".md").exists():
+            continue
+        twin = path.with_suffix(".md")
+        if twin.stat().st_mtime > path.stat().st_mtime and twin.read_text() != todo[twin]:
+            print(
+                f"casebook sync: {twin.name} is newer than {path.name}; neither rewritten. Run "
+                f"jupytext --to ipynb --update -o {path.name} {twin.name} first"
+            )
+            del todo[twin]
+            todo[path] = path.read_text()
+    for path, text in todo.items():
+        if not path.exists() or path.read_text() != text:
+            storage.write_text(path, text)
+            written.append(path)
+    return written
+
+
+def main(argv: list[str]) -> int:
+    """``sync [--check]``: write the stale files, or with ``--check`` list them and exit 1."""
+    if "--check" in argv:
+        late = stale()
+        for path in late:
+            print(f"casebook sync: stale: {path.relative_to(ROOT)}")
+        if late:
+            print(f"casebook sync: run `{COMMAND}`")
+        return 1 if late else 0
+    written = sync()
+    for path in written:
+        print(
+            f"casebook sync: wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}"
+        )
+    stale_after = stale()
+    if not written and not stale_after:
+        print("casebook sync: all in sync")
+    return 1 if stale_after else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,113 @@
+"""``python3 -m casebook sync``: what a reader sees is written from one source, and checked there.
+
+Every generated file (each page's card, repro and fix cells, exercise answers, set-up cell
+and MyST twin; the README and intro tables; the Errors, API and workshop-plan pages) is what
+``sync`` writes from the case folders: :func:`test_nothing_generated_is_stale` fails, naming
+the command, while one is not. Each single source, broken on purpose in a copy of the
+checkout, shows where the reader sees it; and a new case walks the path CONTRIBUTING.md
+documents, from ``new`` to the Errors page, ``explain``, the board and the workshop plan.
+"""
+
+from __future__ import annotations
+
+import re
+import tomllib
+from pathlib import Path
+
+import pytest
+from test_cases import _copy, _edit, _markdown
+
+from casebook import cases, sync
+from casebook.releases import Asserted
+from casebook.sync import _card
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_nothing_generated_is_stale():
+    late = [p.relative_to(ROOT).as_posix() for p in sync.stale()]
+    assert not late, f"generated files are stale: {late}; run `{sync.COMMAND}`"
+
+
+@pytest.mark.parametrize("case", cases.CASES, ids=lambda c: c.key)
+def test_every_script_of_a_case_is_read_and_every_script_it_names_exists(case):
+    facts = tomllib.loads((case.folder / "case.toml").read_text())
+    named = {"wrong", "fix"}
+    for entry in facts.get("message", []) + facts.get("trigger", []):
+        script = entry["script"]
+        named.update([script] if isinstance(script, str) else script)
+    have = {p.stem for p in (case.folder / "scripts").glob("*.py")}
+    assert have == named, f"unread: {sorted(have - named)}; missing: {sorted(named - have)}"
+
+
+# ------------------------------------------------- each single source, broken on purpose
+
+
+@pytest.fixture
+def copy(tmp_path) -> Path:
+    root = _copy(tmp_path)
+    assert not sync.stale(root)  # the copy starts in sync
+    return root
+
+
+def test_a_word_changed_in_a_card_line_after_the_first_shows_on_the_page(copy):
+    facts = copy / "casebook" / "cases" / "optax_828" / "case.toml"
+    _edit(facts, "false_fun is _do_update at", "false_fun is _do_updates at")
+    page = copy / "notebooks" / "01-optax-828-zero-nans-multisteps.ipynb"
+    assert set(sync.stale(copy)) >= {page, page.with_suffix(".md")}
+    sync.sync(copy)
+    assert "false_fun is _do_updates at" in _markdown(page)
+    # ... and the page's repro check, which reads the same field, no longer holds.
+    case = cases.load(copy / "casebook" / "cases")[0]
+    today = cases.get("optax-828").card["today"]
+    exc_type, message = today.split(": ", 1)
+    assert cases.get("optax-828").today_shown(exc_type, message)
+    assert not case.today_shown(exc_type, message)
+
+
+def test_a_changed_answer_shows_in_its_exercise_and_fails_its_check(copy):
+    facts = copy / "casebook" / "cases" / "optax_828" / "case.toml"
+    _edit(facts, "x64 on, found_nan: int64", "x64 on, found_nan: int32")
+    page = copy / "notebooks" / "01-optax-828-zero-nans-multisteps.ipynb"
+    assert page in sync.stale(copy)
+    sync.sync(copy)
+    shown = dict(_card.answers_in(_markdown(page)))
+    case = cases.load(copy / "casebook" / "cases")[0]
+    assert case.answer("case1-ex2") != cases.get("optax-828").answer("case1-ex2")
+    assert "x64 on, found_nan: int32" in shown["case1-ex2"]
+
+
+def test_a_wording_dropped_from_the_registry_leaves_its_page_unlisted(copy):
+    facts = copy / "casebook" / "cases" / "optax_828" / "case.toml"
+    text = facts.read_text()
+    drop = re.search(
+        r"\n\[\[message\]\]\ntext = 'sub does not accept dtype bool.*?\n(?=\n)", text, re.S
+    )
+    facts.write_text(text.replace(drop.group(0), ""))
+    assert copy / "book" / "errors.md" in sync.stale(copy)
+    printed = "sub does not accept dtype bool at position 0. Accepted dtypes at position 0 are "
+    seen = [
+        Asserted(
+            "current",
+            "TypeError",
+            "bool",
+            printed + "subtypes of integer, complexfloating, floating.",
+        )
+    ]
+    assert not cases.unlisted(seen)  # the registry lists it ...
+    assert cases.unlisted(seen, cases.load(copy / "casebook" / "cases")) == seen  # ... not now
+
+
+def test_the_book_s_own_exceptions_are_not_wordings():
+    seen = [Asserted("current", "OptimizerCheckError", None, "num_linesearch_steps: step 1")]
+    assert not cases.unlisted(seen)
+
+
+def test_a_twin_edited_after_its_notebook_is_never_overwritten(copy, capsys):
+    page = copy / "notebooks" / "01-optax-828-zero-nans-multisteps.ipynb"
+    twin = page.with_suffix(".md")
+    _edit(twin, "The trigger needs no NaN", "The trigger needs no NaNs")
+    assert twin in sync.stale(copy)
+    assert twin not in sync.sync(copy) and page not in sync.sync(copy)
+    assert "The trigger needs no NaNs" in twin.read_text()
+    assert "jupytext --to ipynb --update" in capsys.readouterr().out
