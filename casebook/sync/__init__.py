@@ -18,8 +18,9 @@ them, and from the package's other single sources:
 differ; :func:`stale` lists them, and ``tests/test_sync.py`` fails, naming this command,
 while one is stale. ``python3 -m casebook new`` runs it after writing a new case's folder.
 
-A twin edited after its notebook is never overwritten: bring the edit into the notebook
-first (``jupytext --to ipynb --update -o PAGE.ipynb PAGE.md``), then sync.
+A twin edited after its notebook (newer, and not the notebook's twin) is never overwritten:
+bring the edit into the notebook first (``jupytext --to ipynb --update -o PAGE.ipynb
+PAGE.md``), then sync.
 """
 
 from __future__ import annotations
@@ -98,6 +99,7 @@ def sync(root: Path = ROOT) -> list[Path]:
     """Write every stale generated file under ``root``; return those written. A MyST twin
     edited after its notebook is left alone, with a message."""
     from casebook import storage
+    from casebook.tools import pairs
 
     todo = expected(root)
     written = []
@@ -105,7 +107,8 @@ def sync(root: Path = ROOT) -> list[Path]:
         if path.suffix != ".ipynb" or not path.with_suffix(".md").exists():
             continue
         twin = path.with_suffix(".md")
-        if twin.stat().st_mtime > path.stat().st_mtime and twin.read_text() != todo[twin]:
+        edited = twin.read_text() != pairs.myst(path.read_text())  # not the notebook's twin
+        if edited and twin.stat().st_mtime > path.stat().st_mtime:
             print(
                 f"casebook sync: {twin.name} is newer than {path.name}; neither rewritten. Run "
                 f"jupytext --to ipynb --update -o {path.name} {twin.name} first"
