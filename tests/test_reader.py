@@ -103,20 +103,43 @@ def _is_module(name: str) -> bool:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)
 def test_the_card_answers_in_the_first_screen(case):
     card = _first_markdown(case)
-    assert ":::{admonition} If you got here from this error" in card
-    assert case.today, f"{case.key}: no message marked today"
-    assert case.today[0].text in card, f"today's first wording is not in {case.key}'s card"
-    assert case.why in card and case.still_open in card
-    assert "**You probably wrote**" in card and "**Do this**" in card
+    assert "{admonition} If you got here from this error" in card
+    assert case.card["today"] in card and case.why in card and case.still_open in card
+    wrong = card.index("**You probably wrote**\n\n```python\n" + case.wrong + "\n```")
+    assert wrong < card.index("**Do this**") < card.index("```python\n" + case.fix + "\n```")
+
+
+CARD_LINES, CARD_WORDS, TODAY_LINES = 10, 60, 6
+"""The card's limits: "You probably wrote" and "Do this" at most 10 lines each, "Why" and
+"Still open" at most 60 words each, today's message at most 6 lines (the browser test
+measures the rest on the rendered page)."""
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)
-def test_the_card_s_fix_is_a_cell_checked_by_the_hidden_cell_after_it(case):
-    cells = [c for c in _cells(case) if c["cell_type"] == "code"]
-    at = [i for i, c in enumerate(cells) if _source(c).strip() == case.fix.strip()]
-    assert at, f"{case.key}: no cell holds the registry's fix"
-    after = cells[at[0] + 1]
-    assert "remove-input" in _tags(after) and "assert" in _source(after)
+def test_the_card_keeps_to_its_limits(case):
+    for name, code in (("wrong.py", case.wrong), ("fix.py", case.fix)):
+        lines = code.splitlines()
+        assert len(lines) <= CARD_LINES, f"{case.key}: {name} has {len(lines)} lines"
+        assert not any(x.lstrip().startswith(("%", "!")) for x in lines), f"{name}: a magic"
+        assert "casebook" not in code, f"{case.key}: {name} imports casebook"
+    for name in ("why", "still_open"):
+        words = len(getattr(case, name).split())
+        assert words <= CARD_WORDS, f"{case.key}: {name} has {words} words"
+    assert "](#" in case.still_open, f"{case.key}: Still open links no proof"
+    assert len(case.card["today"].splitlines()) <= TODAY_LINES
+    assert case.issue.label in case.card["title"] and "Error:" not in case.card["title"]
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)
+def test_the_card_s_code_is_run_by_the_hidden_cell_after_the_set_up(case):
+    """What the card shows is what runs: the cell after the set-up cell runs the card's two
+    scripts (``sync`` writes both from the case folder)."""
+    code = [c for c in _cells(case) if c["cell_type"] == "code"]
+    check = code[1]
+    assert _tags(check) >= {"card-check", "remove-cell"}
+    source = _source(check)
+    assert "releases.run(CARD.wrong" in source and "releases.run(CARD.fix)" in source
+    assert "CARD.today_shown(" in source and 'CARD.card["fix_prints"]' in source
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)

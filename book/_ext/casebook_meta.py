@@ -1,9 +1,9 @@
 """The book's own Sphinx extension: each case page's meta description carries its error.
 
-A reader searches the web for the message they got. The page's ``<title>`` holds the
-error's key phrase (the case's H1), and its meta description (which search engines show,
-and Open Graph previews reuse) is written here from the registry: the issue, the message
-the case's card leads with, and what the page gives. The Errors page gets its own.
+A reader searches the web for the message they got. The page's ``<title>`` is the case's
+short title, and its meta description (which search engines show, and Open Graph previews
+reuse) is written here from the registry: the issue, today's message as the card shows it,
+and what the page gives. The Errors page gets its own.
 """
 
 from __future__ import annotations
@@ -16,6 +16,8 @@ from casebook import cases
 def _description(case: cases.Case) -> str:
     shown = case.today or case.messages
     first = f" {shown[0].exc_type}: {shown[0].text.splitlines()[0]}" if shown else ""
+    if case.card.get("today"):  # the message the card shows, as it shows it
+        first = " " + case.card["today"].splitlines()[0]
     summary = case.summary.replace("`", "")
     text = f"{case.issue.label}: {summary}.{first} The fix that runs today, why, and the proof."
     return text if len(text) <= 300 else text[:297] + "..."

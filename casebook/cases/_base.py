@@ -5,9 +5,9 @@ and the era, the card (``[card]``: why, still open), the errors the notebook ass
 (``[[error]]``), every wording the book asserts (``[[message]]``), the status board's rows
 (``[[trigger]]``), the set-ups the lessons page checks (``[[check]]``), the workshop block
 (``[workshop]``) and what each exercise's correct answer prints (``[answers]``). Its
-programs are files of ``scripts/``, run as they are: ``fix.py`` is the card's "Do this",
-``repro.py`` the reporter's program, and each message and trigger names the script(s) that
-produce it. :func:`read_case` turns the folder into one :class:`Case`; the folder's
+programs are files of ``scripts/``, run as they are: ``wrong.py`` and ``fix.py`` are the card's
+"You probably wrote" and "Do this", ``reporter.py`` the reporter's program (the story's repro),
+and each message and trigger names the script(s) that produce it. :func:`read_case` turns the folder into one :class:`Case`; the folder's
 ``__init__.py`` holds only what must be code (the check set-ups' builders).
 
 The notebooks, the board, the lessons page, ``explain``, the Errors page and the tables in
@@ -177,7 +177,8 @@ class Case:
     checks: tuple[CheckSetup, ...] = field(default=())
     messages: tuple[Message, ...] = ()  # every wording the book asserts (the Errors page)
     fix: str = ""  # the card's "Do this": scripts/fix.py, runs on today's release
-    wrong: str = ""  # the card's "You probably wrote": scripts/wrong.py, the page's repro
+    wrong: str = ""  # the card's "You probably wrote": scripts/wrong.py
+    reporter: str = ""  # the reporter's program, the story's repro: scripts/reporter.py
     why: str = ""  # the card's "Why": one paragraph, as the page's card prints it
     still_open: str = ""  # the card's "Still open": what the fix does not cover
     card: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
@@ -221,12 +222,21 @@ class Case:
         ]
 
     def today_shown(self, exc_type: str, message: str) -> bool:
-        """Whether the card's "Today" block (``[card] today``) is how ``exc_type: message``
-        begins, once what differs between machines is written as the card writes it: an
-        address as ``0x…``, the folder a library is installed in as ``…/``."""
-        text = _ADDRESS.sub("0x…", f"{exc_type}: {message}")
-        text = _INSTALLED.sub("…/", text)
-        return bool(self.card.get("today")) and text.startswith(self.card["today"])
+        """Whether the card's "Today" block (``[card] today``) is ``exc_type: message`` as
+        printed: its first part begins the message, and each part after a line ``…`` (lines
+        left out) follows in order. What differs between machines is written as the card
+        writes it: an address as ``0x…``, the folder a library is installed in as ``…/``."""
+        text = _INSTALLED.sub("…/", _ADDRESS.sub("0x…", f"{exc_type}: {message}"))
+        first, *rest = self.card.get("today", "").split("\n…\n")
+        if not first or not text.startswith(first):
+            return False
+        at = len(first)
+        for part in rest:
+            at = text.find(part, at)
+            if at < 0:
+                return False
+            at += len(part)
+        return True
 
     def answer(self, label: str) -> str:
         """What a correct answer to exercise ``label`` (``case1-ex1``) prints, as the
@@ -333,7 +343,10 @@ def read_case(module_file: str | Path, *builders: Callable[[], Mapping[str, Any]
             c.get("x64", False),
         )
 
-    fix, wrong = folder / SCRIPTS / "fix.py", folder / SCRIPTS / "wrong.py"
+    def text(name: str) -> str:
+        path = folder / SCRIPTS / f"{name}.py"
+        return path.read_text().rstrip("\n") if path.is_file() else ""
+
     return Case(
         number=case["number"],
         key=folder.name.replace("_", "-"),
@@ -348,8 +361,9 @@ def read_case(module_file: str | Path, *builders: Callable[[], Mapping[str, Any]
         triggers=tuple(trigger(t) for t in facts.get("trigger", ())),
         checks=tuple(check(c) for c in facts.get("check", ())),
         messages=tuple(message(m) for m in facts.get("message", ())),
-        fix=fix.read_text().rstrip("\n") if fix.is_file() else "",
-        wrong=wrong.read_text().rstrip("\n") if wrong.is_file() else "",
+        fix=text("fix"),
+        wrong=text("wrong"),
+        reporter=text("reporter"),
         why=card.get("why", ""),
         still_open=card.get("still_open", ""),
         card={k: v for k, v in card.items() if k not in ("why", "still_open")},

@@ -1,17 +1,20 @@
-"""A case page's reader-facing text that its ``case.toml`` is the one source of.
+"""A case page's reader-facing text that its case folder is the one source of.
 
-Two parts of a case notebook are written from the case's data, never by hand:
+Parts of a case notebook are written from the case's data, never by hand:
 
-* **the card**, the page's first Markdown cell: the title, the "If you got here from this
-  error" box with today's message as a text block, the older wordings and pointers
-  (``[card]``: ``title``, ``lead``, ``today``, ``more``), and the case's ``why`` and
-  ``still_open``;
-* **the repro cell** (tagged ``card-wrong``: the card's "You probably wrote"), whose code
-  after its ``%%on_release`` line is ``scripts/wrong.py``, and **the fix cell** (tagged
-  ``card-fix``: the card's "Do this"), which is ``scripts/fix.py``;
+* **the card**, the page's first Markdown cell (``[card]`` of ``case.toml``): a short title;
+  today's message as a text block; "You probably wrote", ``scripts/wrong.py``; "Do this",
+  ``scripts/fix.py`` and what it prints; why; what is still open; the older wordings in a
+  dropdown;
+* **the card's check**, a hidden cell right after the set-up cell (tagged ``card-check``): it
+  runs ``wrong.py`` where the card says it fails and asserts the card's message, and runs
+  ``fix.py`` on today's releases and asserts the line the card says it prints;
+* **the story's repro cell** (tagged ``reporter``), whose code after its ``%%on_release``
+  line is ``scripts/reporter.py``, and its **fix cell** (tagged ``reporter-fix``), which is
+  ``scripts/reporter_fix.py``;
 * **each exercise's "What a correct answer prints"**, from ``[answers]``.
 
-The page's hidden checks compare what runs with the same data (``CASE.card["today"]``,
+The page's hidden checks compare what runs with the same data (``CASE.today_shown``,
 ``CASE.answer(label)``), so the text a reader sees and the text a check holds it to are one.
 """
 
@@ -20,18 +23,21 @@ from __future__ import annotations
 import re
 
 from casebook.cases import Case
+from casebook.cases._base import script
 
 __all__ = [
     "ANSWER",
+    "CHECK_TAG",
     "FIX_TAG",
-    "WRONG_TAG",
+    "REPORTER_TAG",
     "answers_in",
+    "card_check",
     "card_markdown",
     "rewrite_answers",
     "rewrite_card",
 ]
 
-WRONG_TAG, FIX_TAG = "card-wrong", "card-fix"
+REPORTER_TAG, FIX_TAG, CHECK_TAG = "reporter", "reporter-fix", "card-check"
 
 ANSWER = re.compile(
     r"(:label: (case\d+-ex\d+)\n.*?:::\{dropdown\} What a correct answer prints\n```text\n)"
@@ -42,13 +48,34 @@ ANSWER = re.compile(
 
 
 def card_markdown(case: Case) -> str:
-    """The card cell's Markdown, from ``case.toml``'s ``[card]``."""
+    """The card cell's Markdown, from ``case.toml``'s ``[card]`` and the card's scripts."""
     card = case.card
+    printed = card.get("fix_prints", "").rstrip("\n")
+    prints = f"It prints `{printed}`.\n\n" if printed and "\n" not in printed else ""
     return (
         f"# {card['title']}\n\n"
-        ":::{admonition} If you got here from this error\n:class: tip\n\n"
-        f"{card['lead']}\n\n```text\n{card['today']}\n```\n\n{card['more']}\n\n"
-        f"**Why:** {case.why}\n\n**Still open:** {case.still_open}\n:::"
+        "::::{admonition} If you got here from this error\n:class: tip casebook-card\n\n"
+        f"{card['lead']}\n\n```text\n{card['today']}\n```\n\n"
+        f"**You probably wrote**\n\n```python\n{case.wrong}\n```\n\n"
+        f"**Do this**: {card['do']}.\n\n```python\n{case.fix}\n```\n\n{prints}"
+        f"**Why:** {case.why}\n\n**Still open:** {case.still_open}\n\n"
+        f":::{{dropdown}} Older wordings\n{card['older']}\n:::\n::::"
+    )
+
+
+def card_check(case: Case) -> str:
+    """The hidden cell after the card: the card's two programs, run and asserted."""
+    fails_on = case.card.get("fails_on", "current")
+    return (
+        "# The card's code, run: \"You probably wrote\" raises the card's message where the card\n"
+        "# says, and \"Do this\" runs on today's releases and prints what the card shows.\n"
+        "from casebook import cases, releases\n\n"
+        f'CARD = cases.get("{case.key}")\n'
+        f'wrong = releases.run(CARD.wrong, "{fails_on}")\n'
+        'releases.expect(wrong, raises=CARD.card["today"].split(":")[0])\n'
+        "assert CARD.today_shown(wrong.exc_type, wrong.message), wrong.message\n"
+        "fixed = releases.expect(releases.run(CARD.fix))\n"
+        'assert fixed.stdout == CARD.card["fix_prints"], fixed.stdout'
     )
 
 
@@ -56,26 +83,34 @@ def _lines(text: str) -> list[str]:
     return text.splitlines(keepends=True)
 
 
+def _check_cell(source: str) -> dict:
+    return {
+        "cell_type": "code",
+        "execution_count": None,
+        "id": CHECK_TAG,
+        "metadata": {"tags": [CHECK_TAG, "remove-cell"]},
+        "outputs": [],
+        "source": _lines(source),
+    }
+
+
 def rewrite_card(cells: list[dict], case: Case) -> list[dict]:
-    """``cells`` with the first Markdown cell replaced by the case's card, the repro cell's
-    code by ``scripts/wrong.py`` (its magic line kept) and the fix cell by ``scripts/fix.py``;
-    a page without one of the two tagged cells raises, naming the tag."""
+    """``cells`` with the first Markdown cell replaced by the case's card and its check cell
+    right after the set-up cell (the first code cell); the story's repro cell's code (after
+    its magic line) is ``reporter.py`` and its fix cell ``reporter_fix.py``, where the page
+    has them."""
     at = next(i for i, c in enumerate(cells) if c["cell_type"] == "markdown")
-    cells = list(cells)
+    cells = [c for c in cells if CHECK_TAG not in c.get("metadata", {}).get("tags", [])]
     cells[at] = dict(cells[at], source=_lines(card_markdown(case)))
-    found = set()
+    setup = next(i for i, c in enumerate(cells) if c["cell_type"] == "code")
+    cells.insert(setup + 1, _check_cell(card_check(case)))
     for i, cell in enumerate(cells):
         tags = cell.get("metadata", {}).get("tags", [])
-        if WRONG_TAG in tags and case.wrong:
+        if REPORTER_TAG in tags and case.reporter:
             magic = "".join(cell["source"]).split("\n", 1)[0]
-            cells[i] = dict(cell, source=_lines(magic + "\n" + case.wrong))
-            found.add(WRONG_TAG)
-        elif FIX_TAG in tags and case.fix:
-            cells[i] = dict(cell, source=_lines(case.fix))
-            found.add(FIX_TAG)
-    missing = {WRONG_TAG, FIX_TAG} - found
-    if missing:
-        raise ValueError(f"{case.docname}: no code cell tagged {sorted(missing)} (the card's)")
+            cells[i] = dict(cell, source=_lines(magic + "\n" + case.reporter))
+        elif FIX_TAG in tags:
+            cells[i] = dict(cell, source=_lines(script(case.folder, "reporter_fix").rstrip("\n")))
     return cells
 
 

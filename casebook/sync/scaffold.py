@@ -3,10 +3,11 @@
 It writes, from the templates in ``casebook/cases/template/``:
 
 * the case folder ``casebook/cases/KEY/``: ``case.toml`` (every field of the case's data,
-  each with a comment), ``scripts/wrong.py`` and ``scripts/fix.py`` (the card's code), and
-  the module ``__init__.py`` (the check set-ups' builders, the only code);
-* the notebook ``notebooks/NN-KEY-SLUG.ipynb`` with the anatomy's sections, the cells the
-  card's code goes into (tagged ``card-wrong`` and ``card-fix``) and the checks that read the
+  each with a comment), ``scripts/wrong.py`` and ``scripts/fix.py`` (the card's code),
+  ``scripts/reporter.py`` (the reporter's program, the story's repro) and the module
+  ``__init__.py`` (the check set-ups' builders, the only code);
+* the notebook ``notebooks/NN-KEY-SLUG.ipynb`` with the anatomy's sections, the repro cell
+  the reporter's program goes into (tagged ``reporter``) and the checks that read the
   case's data;
 * its entry in ``_toc.yml``, after the last case, and a stub entry for the issue in
   ``book/references.bib``;
@@ -117,7 +118,7 @@ def scaffold(
     text = (TEMPLATES / "case_module.py.tmpl").read_text()
     module.write_text(string.Template(text).substitute(values, title=_py_str(title)))
     (folder / _base.SCRIPTS).mkdir()
-    scripts = [folder / _base.SCRIPTS / f"{name}.py" for name in ("wrong", "fix")]
+    scripts = [folder / _base.SCRIPTS / f"{name}.py" for name in ("wrong", "fix", "reporter")]
     for script in scripts:
         template = (TEMPLATES / f"{script.stem}.py.tmpl").read_text()
         script.write_text(string.Template(template).substitute(values))
