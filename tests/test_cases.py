@@ -271,7 +271,8 @@ def test_a_new_case_walks_the_documented_path(tmp_path):
     folder = root / "casebook" / "cases" / "optax_9999"
 
     # Fill the data and a one-line program: the wrong code, its message, the card's block.
-    (folder / "scripts" / "wrong.py").write_text("1 / 0\n")
+    for name in ("wrong", "reporter"):
+        (folder / "scripts" / f"{name}.py").write_text("1 / 0\n")
     facts = folder / "case.toml"
     _edit(
         facts,
@@ -293,6 +294,7 @@ def test_a_new_case_walks_the_documented_path(tmp_path):
         "__init__.py",
         "scripts/wrong.py",
         "scripts/fix.py",
+        "scripts/reporter.py",
     }
 
     written = {p.relative_to(root).as_posix() for p in sync.sync(root)}
@@ -305,8 +307,10 @@ def test_a_new_case_walks_the_documented_path(tmp_path):
     # The card and the repro cell are the data's; the page's checks hold on the data's text.
     cells = json.loads((root / notebook).read_text())["cells"]
     assert "".join(cells[0]["source"]) == card_text.card_markdown(case)
-    wrong = next(c for c in cells if card_text.WRONG_TAG in c["metadata"].get("tags", []))
-    assert "".join(wrong["source"]).split("\n", 1)[1] == "1 / 0"
+    repro = next(c for c in cells if card_text.REPORTER_TAG in c["metadata"].get("tags", []))
+    assert "".join(repro["source"]).split("\n", 1)[1] == "1 / 0"
+    check = next(c for c in cells if card_text.CHECK_TAG in c["metadata"].get("tags", []))
+    assert "".join(check["source"]) == card_text.card_check(case)
     assert case.today_shown("ZeroDivisionError", "division by zero")
     for check in ANATOMY_CHECKS:
         check(root / notebook, root)

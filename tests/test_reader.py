@@ -106,20 +106,23 @@ def test_the_card_answers_in_the_first_screen(case):
     assert "{admonition} If you got here from this error" in card
     assert case.card["today"] in card and case.why in card and case.still_open in card
     wrong = card.index("**You probably wrote**\n\n```python\n" + case.wrong + "\n```")
-    assert wrong < card.index("**Do this**") < card.index("```python\n" + case.fix + "\n```")
+    language, do = case.do_this
+    assert wrong < card.index("**Do this**") < card.index(f"```{language}\n{do}\n```")
 
 
-CARD_LINES, CARD_WORDS, TODAY_LINES = 10, 60, 6
-"""The card's limits: "You probably wrote" and "Do this" at most 10 lines each, "Why" and
+CARD_LINES, CARD_COLUMNS, CARD_WORDS, TODAY_LINES = 10, 74, 60, 6
+"""The card's limits: "You probably wrote" and "Do this" at most 10 lines of at most 74
+characters each (what the card's column holds at 1280 px without wrapping), "Why" and
 "Still open" at most 60 words each, today's message at most 6 lines (the browser test
 measures the rest on the rendered page)."""
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)
 def test_the_card_keeps_to_its_limits(case):
-    for name, code in (("wrong.py", case.wrong), ("fix.py", case.fix)):
+    for name, code in (("wrong.py", case.wrong), ("Do this", case.do_this[1])):
         lines = code.splitlines()
         assert len(lines) <= CARD_LINES, f"{case.key}: {name} has {len(lines)} lines"
+        assert max(map(len, lines)) <= CARD_COLUMNS, f"{case.key}: a line of {name} wraps"
         assert not any(x.lstrip().startswith(("%", "!")) for x in lines), f"{name}: a magic"
         assert "casebook" not in code, f"{case.key}: {name} imports casebook"
     for name in ("why", "still_open"):
@@ -138,7 +141,7 @@ def test_the_card_s_code_is_run_by_the_hidden_cell_after_the_set_up(case):
     check = code[1]
     assert _tags(check) >= {"card-check", "remove-cell"}
     source = _source(check)
-    assert "releases.run(CARD.wrong" in source and "releases.run(CARD.fix)" in source
+    assert "releases.run(CARD.wrong" in source and "releases.run(CARD.fix_program)" in source
     assert "CARD.today_shown(" in source and 'CARD.card["fix_prints"]' in source
 
 
@@ -187,14 +190,18 @@ def _code_blocks(page: Path) -> list[str]:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)
 def test_the_card_s_fix_copied_from_the_built_page_runs_on_today_s_stack(site, case, tmp_path):
     page = site / (case.docname + ".html")
-    shown = [b for b in _code_blocks(page) if b.strip() == case.fix.strip()]
+    language, do = case.do_this
+    shown = [b for b in _code_blocks(page) if b.strip() == do.strip()]
     assert shown, f"{page.name} does not show the fix as code"
+    if language == "bash":  # an upgrade: the code the card shows then runs as it is
+        shown = [b for b in _code_blocks(page) if b.strip() == case.wrong.strip()]
     script = tmp_path / "fix.py"
     script.write_text(shown[0])
     proc = subprocess.run(
         [sys.executable, str(script)], capture_output=True, text=True, cwd=tmp_path, timeout=300
     )
     assert proc.returncode == 0, proc.stderr[-3000:]
+    assert proc.stdout == case.card["fix_prints"], proc.stdout
 
 
 def _search_terms(site: Path) -> tuple[dict, list[str]]:

@@ -52,15 +52,17 @@ def copy(tmp_path) -> Path:
 
 def test_a_word_changed_in_a_card_line_after_the_first_shows_on_the_page(copy):
     facts = copy / "casebook" / "cases" / "optax_828" / "case.toml"
-    _edit(facts, "false_fun is _do_update at", "false_fun is _do_updates at")
+    _edit(
+        facts, "but the corresponding output of false_fun", "but the matching output of false_fun"
+    )
     page = copy / "notebooks" / "01-optax-828-zero-nans-multisteps.ipynb"
     assert set(sync.stale(copy)) >= {page, page.with_suffix(".md")}
     sync.sync(copy)
-    assert "false_fun is _do_updates at" in _markdown(page)
-    # ... and the page's repro check, which reads the same field, no longer holds.
+    assert "but the matching output of false_fun" in _markdown(page)
+    # ... and the card's check, which reads the same field, no longer holds.
     case = cases.load(copy / "casebook" / "cases")[0]
-    today = cases.get("optax-828").card["today"]
-    exc_type, message = today.split(": ", 1)
+    printed = cases.get("optax-828").card["today"].replace("\n…\n", "\n(lines left out)\n")
+    exc_type, message = printed.split(": ", 1)
     assert cases.get("optax-828").today_shown(exc_type, message)
     assert not case.today_shown(exc_type, message)
 

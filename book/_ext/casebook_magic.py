@@ -55,8 +55,17 @@ def visible(code: str) -> tuple[str | None, str]:
     return tag, "\n".join(lines)
 
 
+def _in_code_cell(block: nodes.Node) -> bool:
+    """Whether a literal block is a notebook cell's source (MyST-NB's ``cell_input``), not
+    an example in the prose (the how-to page shows the magic on purpose)."""
+    parent = block.parent
+    return parent is not None and "cell_input" in parent.get("classes", [])
+
+
 def _rewrite(app: Any, doctree: nodes.document, docname: str) -> None:
     for block in list(doctree.findall(nodes.literal_block)):
+        if not _in_code_cell(block):
+            continue
         code = block.astext()
         if not (code.startswith(MAGIC) or "%load_ext casebook" in code):
             continue

@@ -30,7 +30,9 @@ DESCRIPTIONS["book/errors"] = (
 )
 
 
-def _add_description(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+def _add_description(
+    app: Any, pagename: str, templatename: str, context: dict, doctree: Any
+) -> None:
     description = DESCRIPTIONS.get(pagename)
     if description:
         escaped = description.replace("&", "&amp;").replace('"', "&quot;").replace("<", "&lt;")

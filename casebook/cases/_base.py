@@ -179,6 +179,7 @@ class Case:
     fix: str = ""  # the card's "Do this": scripts/fix.py, runs on today's release
     wrong: str = ""  # the card's "You probably wrote": scripts/wrong.py
     reporter: str = ""  # the reporter's program, the story's repro: scripts/reporter.py
+    reporter_fix: str = ""  # the story's fix of it, where it has one: scripts/reporter_fix.py
     why: str = ""  # the card's "Why": one paragraph, as the page's card prints it
     still_open: str = ""  # the card's "Still open": what the fix does not cover
     card: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
@@ -220,6 +221,19 @@ class Case:
                 for s in seen
             )
         ]
+
+    @property
+    def do_this(self) -> tuple[str, str]:
+        """The card's "Do this" block, ``(language, text)``: the upgrade command where the
+        fix is an upgrade (``[card] upgrade``), else ``scripts/fix.py``."""
+        upgrade = self.card.get("upgrade")
+        return ("bash", upgrade) if upgrade else ("python", self.fix)
+
+    @property
+    def fix_program(self) -> str:
+        """The program that shows the fix working on today's releases: ``scripts/fix.py``,
+        or, where the fix is an upgrade, the very code the card says you wrote."""
+        return self.wrong if self.card.get("upgrade") else self.fix
 
     def today_shown(self, exc_type: str, message: str) -> bool:
         """Whether the card's "Today" block (``[card] today``) is ``exc_type: message`` as
@@ -364,6 +378,7 @@ def read_case(module_file: str | Path, *builders: Callable[[], Mapping[str, Any]
         fix=text("fix"),
         wrong=text("wrong"),
         reporter=text("reporter"),
+        reporter_fix=text("reporter_fix"),
         why=card.get("why", ""),
         still_open=card.get("still_open", ""),
         card={k: v for k, v in card.items() if k not in ("why", "still_open")},

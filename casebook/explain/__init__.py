@@ -61,11 +61,10 @@ def card(case: Case, message: Message) -> str:
         "  today:",
         now,
     ]
-    if case.fix:
-        lines += [
-            "  do this (runs on today's releases):",
-            textwrap.indent(case.fix.strip(), "    "),
-        ]
+    language, do = case.do_this
+    if do:
+        said = case.card.get("do", "runs on today's releases")
+        lines += [f"  do this ({said}):", textwrap.indent(do.strip(), "    ")]
     if case.why:
         lines += ["  why:", textwrap.indent(textwrap.fill(case.why, 88), "    ")]
     if case.still_open:

@@ -4,11 +4,12 @@ Parts of a case notebook are written from the case's data, never by hand:
 
 * **the card**, the page's first Markdown cell (``[card]`` of ``case.toml``): a short title;
   today's message as a text block; "You probably wrote", ``scripts/wrong.py``; "Do this",
-  ``scripts/fix.py`` and what it prints; why; what is still open; the older wordings in a
-  dropdown;
+  ``scripts/fix.py`` (or the upgrade command, where the fix is one) and what it prints; why;
+  what is still open; the older wordings in a dropdown;
 * **the card's check**, a hidden cell right after the set-up cell (tagged ``card-check``): it
   runs ``wrong.py`` where the card says it fails and asserts the card's message, and runs
-  ``fix.py`` on today's releases and asserts the line the card says it prints;
+  ``fix.py`` (or, for an upgrade, ``wrong.py``) on today's releases and asserts the line the
+  card says it prints;
 * **the story's repro cell** (tagged ``reporter``), whose code after its ``%%on_release``
   line is ``scripts/reporter.py``, and its **fix cell** (tagged ``reporter-fix``), which is
   ``scripts/reporter_fix.py``;
@@ -23,7 +24,6 @@ from __future__ import annotations
 import re
 
 from casebook.cases import Case
-from casebook.cases._base import script
 
 __all__ = [
     "ANSWER",
@@ -50,6 +50,7 @@ ANSWER = re.compile(
 def card_markdown(case: Case) -> str:
     """The card cell's Markdown, from ``case.toml``'s ``[card]`` and the card's scripts."""
     card = case.card
+    language, do = case.do_this
     printed = card.get("fix_prints", "").rstrip("\n")
     prints = f"It prints `{printed}`.\n\n" if printed and "\n" not in printed else ""
     return (
@@ -57,7 +58,7 @@ def card_markdown(case: Case) -> str:
         "::::{admonition} If you got here from this error\n:class: tip casebook-card\n\n"
         f"{card['lead']}\n\n```text\n{card['today']}\n```\n\n"
         f"**You probably wrote**\n\n```python\n{case.wrong}\n```\n\n"
-        f"**Do this**: {card['do']}.\n\n```python\n{case.fix}\n```\n\n{prints}"
+        f"**Do this**: {card['do']}.\n\n```{language}\n{do}\n```\n\n{prints}"
         f"**Why:** {case.why}\n\n**Still open:** {case.still_open}\n\n"
         f":::{{dropdown}} Older wordings\n{card['older']}\n:::\n::::"
     )
@@ -68,13 +69,13 @@ def card_check(case: Case) -> str:
     fails_on = case.card.get("fails_on", "current")
     return (
         "# The card's code, run: \"You probably wrote\" raises the card's message where the card\n"
-        "# says, and \"Do this\" runs on today's releases and prints what the card shows.\n"
+        '# says, and "Do this" runs on today\'s releases and prints what the card shows.\n'
         "from casebook import cases, releases\n\n"
         f'CARD = cases.get("{case.key}")\n'
         f'wrong = releases.run(CARD.wrong, "{fails_on}")\n'
         'releases.expect(wrong, raises=CARD.card["today"].split(":")[0])\n'
         "assert CARD.today_shown(wrong.exc_type, wrong.message), wrong.message\n"
-        "fixed = releases.expect(releases.run(CARD.fix))\n"
+        "fixed = releases.expect(releases.run(CARD.fix_program))\n"
         'assert fixed.stdout == CARD.card["fix_prints"], fixed.stdout'
     )
 
@@ -109,8 +110,8 @@ def rewrite_card(cells: list[dict], case: Case) -> list[dict]:
         if REPORTER_TAG in tags and case.reporter:
             magic = "".join(cell["source"]).split("\n", 1)[0]
             cells[i] = dict(cell, source=_lines(magic + "\n" + case.reporter))
-        elif FIX_TAG in tags:
-            cells[i] = dict(cell, source=_lines(script(case.folder, "reporter_fix").rstrip("\n")))
+        elif FIX_TAG in tags and case.reporter_fix:
+            cells[i] = dict(cell, source=_lines(case.reporter_fix))
     return cells
 
 

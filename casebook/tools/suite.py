@@ -19,6 +19,7 @@ from __future__ import annotations
 import contextlib
 import fcntl
 import os
+import shutil
 import tempfile
 from collections.abc import Iterator
 from pathlib import Path
@@ -154,8 +155,23 @@ def run_tests(py: str | Path, args: list[str]) -> None:
         environment.sh([py, "-m", "pytest", *args], cwd=ROOT, env=env)
 
 
+NO_BROWSER = (
+    "casebook test: chromium not found, so the browser tests (tests/test_browser.py: the "
+    "first screen of each case page, the search) are skipped; install Debian's chromium "
+    "(`apt-get install chromium`) to run them"
+)
+
+
 def test(paths: list[str], gpu: bool = False) -> None:
     """``python3 -m casebook test [PATH ...]``: set up, then every page and unit test (or
-    ``PATH``s) under pytest, in parallel."""
+    ``PATH``s) under pytest, in parallel. Without chromium it says, first and last, that
+    the browser tests skip."""
     py = environment.setup(gpu)
-    run_tests(py, [*PARALLEL, "--nbmake", *paths] if paths else TEST_ARGS)
+    browser = shutil.which("chromium") or shutil.which("chromium-browser")
+    if not browser:
+        print(NO_BROWSER)
+    try:
+        run_tests(py, [*PARALLEL, "--nbmake", *paths] if paths else TEST_ARGS)
+    finally:
+        if not browser:
+            print(NO_BROWSER)

@@ -2,9 +2,9 @@ import diffrax, equinox as eqx, jax, jax.numpy as jnp, optax
 
 class Model(eqx.Module):
     weight: jax.Array
-    controller: diffrax.AbstractStepSizeController  # PIDController.norm is a function
+    controller: diffrax.AbstractStepSizeController  # norm: a function
 
-model = Model(jnp.ones((2, 2)), diffrax.PIDController(rtol=1e-3, atol=1e-6))
+model = Model(jnp.ones((2, 2)), diffrax.PIDController(rtol=0.1, atol=0.1))
 optim = optax.MultiSteps(optax.adam(1e-2), every_k_schedule=4)
 grads = eqx.filter(model, eqx.is_inexact_array)
-updates, state = optim.update(grads, optim.init(grads), model)  # the whole model
+updates, state = optim.update(grads, optim.init(grads), model)  # whole

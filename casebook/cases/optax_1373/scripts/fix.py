@@ -5,6 +5,6 @@ class Net(eqx.Module):
     def __call__(self, x, y):
         return self.w @ x + y
 
-adamw = optax.inject_hyperparams(optax.adamw, static_args="mask")  # the mask is data
-state = adamw(learning_rate=1e-3, mask=Net(True)).init(Net(jnp.ones((2, 2))))
+adamw = optax.inject_hyperparams(optax.adamw, static_args="mask")
+state = adamw(learning_rate=1e-3, mask=Net(True)).init(Net(jnp.ones(2)))
 print(state.hyperparams["learning_rate"])

@@ -6,4 +6,4 @@ class Net(eqx.Module):
         return self.w @ x + y
 
 adamw = optax.inject_hyperparams(optax.adamw)
-state = adamw(learning_rate=1e-3, mask=Net(True)).init(Net(jnp.ones((2, 2))))
+state = adamw(learning_rate=1e-3, mask=Net(True)).init(Net(jnp.ones(2)))

@@ -1,0 +1,222 @@
+"""The first screen, measured in a browser as a reader reads it.
+
+Debian's ``chromium``, headless at 1280×800, opens each case page of the built site (the
+book's own theme and configuration; the pages are not executed, since the card stands above
+every output) and measures it with ``tests/browser/measure.js``: the title's lines, where the
+first code block after the words "Do this" starts, the visible words above it, and any
+visible code wider than its column. It also saves each first screen as a PNG in
+``_build/screens/``. The book's own search, the site's ``searchtools.js`` run in the same
+browser on the site's index, must rank each registry wording's case page or the Errors page
+first. Without chromium these tests skip, and the test command says so in its last lines.
+"""
+
+from __future__ import annotations
+
+import html
+import json
+import os
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from casebook import cases
+
+ROOT = Path(__file__).resolve().parent.parent
+CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
+SCREENS = ROOT / "_build" / "screens"
+MEASURE = Path(__file__).resolve().parent / "browser" / "measure.js"
+SEARCH = Path(__file__).resolve().parent / "browser" / "search.js"
+
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None,
+    reason="chromium not found: install Debian's chromium (`apt-get install chromium`) to "
+    "measure the first screens; .ci/run installs it",
+)
+
+WIDTH, HEIGHT = 1280, 800
+FIX_TOP_PX = 800  # the first code block after "Do this" starts on screen 1
+WORDS_ABOVE = 150  # visible words above it, code included
+H1_LINES = 2
+FLAGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-quic",
+    "--no-first-run",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--hide-scrollbars",
+    "--allow-file-access-from-files",
+    f"--window-size={WIDTH},{HEIGHT}",
+]
+
+#: What the site is built from; a built _build/html newer than all of them is reused.
+INPUTS = ("_config.yml", "_toc.yml", "notebooks", "book", "casebook/cases")
+
+
+def _newest(paths: list[Path]) -> float:
+    return max(p.stat().st_mtime for root in paths for p in [root, *root.rglob("*")] if p.is_file())
+
+
+def _build_site(out: Path) -> Path:
+    """The book's HTML, its pages not executed, in ``out``."""
+    src = out / "src"
+    src.mkdir(parents=True)
+    for name in INPUTS[:2]:
+        shutil.copy(ROOT / name, src / name)
+    skip = shutil.ignore_patterns("*.md", "measurements")
+    shutil.copytree(ROOT / "notebooks", src / "notebooks", ignore=skip)
+    shutil.copytree(
+        ROOT / "book",
+        src / "book",
+        ignore=shutil.ignore_patterns(
+            "measurements", "lessons.md", "status.md", "check-findings.md"
+        ),
+    )
+    config = (src / "_config.yml").read_text()
+    (src / "_config.yml").write_text(
+        config.replace("execute_notebooks: cache", 'execute_notebooks: "off"')
+    )
+    jb = Path(sys.executable).parent / "jupyter-book"
+    proc = subprocess.run(
+        [str(jb), "build", str(src), "--builder", "html"], capture_output=True, text=True
+    )
+    site = src / "_build" / "html"
+    assert (site / "search.html").exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
+    return site
+
+
+@pytest.fixture(scope="module")
+def site(tmp_path_factory) -> Path:
+    """The built site: ``_build/html`` when it is newer than every input, else a fresh
+    build of the pages, not executed."""
+    built = ROOT / "_build" / "html"
+    if (built / "search.html").exists() and (built / "search.html").stat().st_mtime > _newest(
+        [ROOT / p for p in INPUTS]
+    ):
+        return built
+    return _build_site(tmp_path_factory.mktemp("site"))
+
+
+def _dump(url: str, budget_ms: int = 5000) -> str:
+    proc = subprocess.run(
+        [CHROMIUM, *FLAGS, f"--virtual-time-budget={budget_ms}", "--dump-dom", url],
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    return proc.stdout
+
+
+def _read(dom: str, element: str) -> dict | list:
+    m = re.search(rf'<pre id="{element}"[^>]*>([^<]*)</pre>', dom)
+    assert m, f"the page wrote no {element}: {dom[-2000:]}"
+    return json.loads(html.unescape(m.group(1)))
+
+
+def measure(page: Path) -> dict:
+    """The first-screen figures of one built page, and its screenshot in ``_build/screens``."""
+    probe = page.with_name(page.stem + ".measure.html")
+    script = f"<script>{MEASURE.read_text()}</script></body>"
+    probe.write_text(page.read_text().replace("</body>", script, 1))
+    try:
+        figures = _read(_dump(probe.as_uri()), "casebook-measure")
+    finally:
+        probe.unlink()
+    SCREENS.mkdir(parents=True, exist_ok=True)
+    subprocess.run(
+        [CHROMIUM, *FLAGS, f"--screenshot={SCREENS / (page.stem + '.png')}", page.as_uri()],
+        capture_output=True,
+        timeout=120,
+    )
+    assert isinstance(figures, dict)
+    return figures
+
+
+@pytest.mark.parametrize("case", cases.CASES, ids=lambda c: c.key)
+def test_the_card_s_fix_is_on_the_first_screen(site, case):
+    page = site / (case.docname + ".html")
+    figures = measure(page)
+    print(case.key, figures)
+    assert figures["h1Lines"] <= H1_LINES, figures
+    assert figures["fixTop"] is not None and figures["fixTop"] < FIX_TOP_PX, figures
+    assert figures["wordsAbove"] <= WORDS_ABOVE, figures
+    assert figures["overflowPx"] <= 0, figures
+    assert (SCREENS / (page.stem + ".png")).stat().st_size > 10_000
+
+
+def _wordings() -> list[tuple[cases.Case, str]]:
+    seen: dict[str, cases.Case] = {}
+    for case in cases.CASES:
+        for message in case.messages:
+            seen.setdefault(f"{message.exc_type}: {message.text.splitlines()[0]}", case)
+    return [(case, query) for query, case in seen.items()]
+
+
+@pytest.fixture(scope="module")
+def ranks(site) -> dict[str, list[str]]:
+    """Each wording's search results (docnames, best first), from the site's own
+    ``searchtools.js`` on the site's own index, all in one browser run."""
+    queries = [q for _, q in _wordings()]
+    probe = site / "search.measure.html"
+    data = f"<script>const CASEBOOK_QUERIES = {json.dumps(queries)};</script>"
+    script = f"{data}<script>{SEARCH.read_text()}</script></body>"
+    probe.write_text((site / "search.html").read_text().replace("</body>", script, 1))
+    try:
+        found = _read(_dump(probe.as_uri(), budget_ms=20000), "casebook-search")
+    finally:
+        probe.unlink()
+    assert isinstance(found, dict)
+    return found
+
+
+@pytest.mark.parametrize("cq", _wordings(), ids=lambda cq: cq[1][:40])
+def test_search_ranks_each_wording_s_case_or_the_errors_page_first(ranks, cq):
+    case, query = cq
+    results = ranks[query]
+    assert results, f"no result for {query!r}"
+    assert results[0] in (case.docname, "book/errors"), (query, results[:3])
+
+
+def test_the_measure_goes_red_when_the_fix_moves_below_the_fold(site, tmp_path):
+    """The check can fail: the same page with 30 paragraphs put before the card's code."""
+    case = cases.CASES[0]
+    page = site / (case.docname + ".html")
+    moved = page.with_name(page.stem + ".moved.html")
+    filler = "<p>A paragraph a reader must scroll past.</p>" * 30
+    moved.write_text(
+        page.read_text().replace(
+            "<p><strong>You probably wrote</strong>",
+            filler + "<p><strong>You probably wrote</strong>",
+            1,
+        )
+    )
+    try:
+        figures = measure(moved)
+    finally:
+        moved.unlink()
+        (SCREENS / (moved.stem + ".png")).unlink(missing_ok=True)
+    assert figures["fixTop"] > FIX_TOP_PX and figures["wordsAbove"] > WORDS_ABOVE
+
+
+def test_chromium_is_named_when_missing():
+    """The skip says what to install (the test command prints it too)."""
+    assert "apt-get install chromium" in pytestmark.kwargs["reason"]
+    assert os.environ.get("CASEBOOK_NO_BROWSER") is None or CHROMIUM is None
+
+
+@pytest.mark.parametrize("case", cases.CASES, ids=lambda c: c.key)
+def test_a_magic_line_is_a_label_on_the_web(site, case):
+    """No visible code block holds ``%%on_release`` or ``%load_ext casebook``: copied into
+    plain Jupyter, none raises a ``UsageError``. Each such cell carries its label."""
+    page = (site / (case.docname + ".html")).read_text()
+    blocks = re.findall(r"<pre>(.*?)</pre>", page, flags=re.S)
+    code = [html.unescape(re.sub(r"<[^>]+>", "", b)) for b in blocks]
+    magic = re.compile(r"^(%%on_release|%load_ext casebook)", re.M)
+    assert not [c for c in code if magic.search(c)]
+    assert 'class="casebook-ran-on"' in page
