@@ -32,7 +32,9 @@ def test_nothing_generated_is_stale():
 @pytest.mark.parametrize("case", cases.CASES, ids=lambda c: c.key)
 def test_every_script_of_a_case_is_read_and_every_script_it_names_exists(case):
     facts = tomllib.loads((case.folder / "case.toml").read_text())
-    named = {"wrong", "fix"}
+    page = (ROOT / case.notebook).read_text()
+    named = {"wrong", "reporter"} | ({"fix"} if "upgrade" not in facts["card"] else set())
+    named |= {"reporter_fix"} if '"reporter-fix"' in page else set()
     for entry in facts.get("message", []) + facts.get("trigger", []):
         script = entry["script"]
         named.update([script] if isinstance(script, str) else script)
