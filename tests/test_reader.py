@@ -141,8 +141,8 @@ def test_the_card_s_code_is_run_by_the_hidden_cell_after_the_set_up(case):
     check = code[1]
     assert _tags(check) >= {"card-check", "remove-cell"}
     source = _source(check)
-    assert "releases.run(CARD.wrong" in source and "releases.run(CARD.fix_program)" in source
-    assert "CARD.today_shown(" in source and 'CARD.card["fix_prints"]' in source
+    assert "releases.run(card.wrong" in source and "releases.run(card.fix_program)" in source
+    assert "card.today_shown(" in source and 'card.card["fix_prints"]' in source
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)

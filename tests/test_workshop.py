@@ -180,3 +180,13 @@ def test_every_case_has_a_block_and_every_block_is_measured():
     assert PAGES == plan.pages()
     late = plan.unmeasured()
     assert not late, f"not measured: {late}; run `python3 -m casebook workshop --colab-sim`"
+
+
+@pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("notebooks/")])
+def test_the_card_s_check_stays_in_the_book(page):
+    """The hidden cell that runs the card's code is the book's check: no edition has it,
+    while each edition keeps the card itself."""
+    for edition in (EDITIONS[page].student, EDITIONS[page].teacher):
+        sources = ["".join(c["source"]) for c in edition["cells"]]
+        assert not [s for s in sources if "_check_the_card" in s]
+        assert "**You probably wrote**" in sources[0] and "**Do this**" in sources[0]

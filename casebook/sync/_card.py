@@ -65,18 +65,22 @@ def card_markdown(case: Case) -> str:
 
 
 def card_check(case: Case) -> str:
-    """The hidden cell after the card: the card's two programs, run and asserted."""
+    """The hidden cell after the card: the card's two programs, run and asserted, inside
+    a function, so that the page's own names stay as the story binds them. The workshop's
+    editions leave the cell out (its tag, ``card-check``)."""
     fails_on = case.card.get("fails_on", "current")
     return (
         "# The card's code, run: \"You probably wrote\" raises the card's message where the card\n"
         '# says, and "Do this" runs on today\'s releases and prints what the card shows.\n'
-        "from casebook import cases, releases\n\n"
-        f'CARD = cases.get("{case.key}")\n'
-        f'wrong = releases.run(CARD.wrong, "{fails_on}")\n'
-        'releases.expect(wrong, raises=CARD.card["today"].split(":")[0])\n'
-        "assert CARD.today_shown(wrong.exc_type, wrong.message), wrong.message\n"
-        "fixed = releases.expect(releases.run(CARD.fix_program))\n"
-        'assert fixed.stdout == CARD.card["fix_prints"], fixed.stdout'
+        "def _check_the_card():\n"
+        "    from casebook import cases, releases\n\n"
+        f'    card = cases.get("{case.key}")\n'
+        f'    wrong = releases.run(card.wrong, "{fails_on}")\n'
+        '    releases.expect(wrong, raises=card.card["today"].split(":")[0])\n'
+        "    assert card.today_shown(wrong.exc_type, wrong.message), wrong.message\n"
+        "    fixed = releases.expect(releases.run(card.fix_program))\n"
+        '    assert fixed.stdout == card.card["fix_prints"], fixed.stdout\n\n\n'
+        "_check_the_card()"
     )
 
 

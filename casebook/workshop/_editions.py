@@ -42,6 +42,9 @@ CHECK_TAG = "check"
 hidden cell: it may use the book's helpers; the solution itself may not)."""
 
 HIDDEN = {"remove-input", "remove-cell"}
+BOOK_ONLY = {"casebook-setup", "card-check"}
+"""Cells no edition keeps: the page's set-up cell (each edition gets its own) and the
+hidden cell that runs the card's code (the book's check, written by ``sync``)."""
 LEFT_OUT = ("The record",)
 BENCHMARK = "Benchmark"
 
@@ -211,7 +214,7 @@ def cut(page: str, *, benchmarks: bool = False, root: Path = ROOT) -> Edition:
                 student.append((_markdown(text), True))
                 teacher.append((_markdown(text), True))
             continue
-        if "casebook-setup" in tags:
+        if tags & BOOK_ONLY:
             continue
         if in_solution:
             solution = copy.deepcopy(cell)
