@@ -72,3 +72,19 @@ def test_page_cells_hold_the_lock_shared_and_benchmark_cells_exclusively(
     NotebookClient(page, timeout=120, kernel_name="python3").execute()
     seen = [c.outputs[0]["text"].strip() for c in page.cells[1:]]
     assert seen == ["True False", "False False"]
+
+
+@pytest.mark.parametrize("found", ["/usr/bin/chromium", None])
+def test_the_test_command_says_when_the_browser_tests_skip(monkeypatch, capsys, found):
+    """Without chromium the test command names what to install, first and last; with it,
+    it says nothing of the kind."""
+    monkeypatch.setattr(suite.environment, "setup", lambda gpu: "python")
+    monkeypatch.setattr(suite, "run_tests", lambda py, args: print("pytest ran"))
+    monkeypatch.setattr(suite.shutil, "which", lambda name: found)
+    suite.test([])
+    lines = capsys.readouterr().out.splitlines()
+    if found:
+        assert lines == ["pytest ran"]
+    else:
+        assert lines == [suite.NO_BROWSER, "pytest ran", suite.NO_BROWSER]
+        assert "apt-get install chromium" in suite.NO_BROWSER

@@ -30,6 +30,7 @@ from types import ModuleType
 from typing import Any
 
 from casebook.cases._base import (
+    _ADDRESS,
     FACTS_FILE,
     STATUSES,
     Case,
@@ -41,7 +42,6 @@ from casebook.cases._base import (
 )
 from casebook.cases._findings import TRIGGERS as FINDINGS
 
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]+|0x…")
 _SPACE = re.compile(r"\s+")
 
 #: Exceptions of the book's own making, which no upstream release prints.

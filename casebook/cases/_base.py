@@ -47,7 +47,8 @@ FACTS_FILE = "case.toml"
 SCRIPTS = "scripts"
 """The folder of a case's programs, each run as it is (``fix.py``: the card's fix)."""
 
-_ADDRESS = re.compile(r"0x[0-9a-fA-F]+")
+_ADDRESS = re.compile(r"0x[0-9a-fA-F]+|0x…")
+"""A hexadecimal address as printed, or as the book writes it (``0x…``)."""
 _INSTALLED = re.compile(r"(?<= at )\S*/(?=(?:optax|equinox|diffrax|jax)/)")
 
 #: The statuses a board trigger can record: see :mod:`casebook.status.board`.

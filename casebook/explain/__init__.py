@@ -119,7 +119,7 @@ def _hint(etype: type[BaseException], value: BaseException) -> str | None:
     case, message = found[0]
     return (
         f"casebook: this is {case.issue.label} (case {case.number}, {message.versions}); "
-        f"the fix: {url(case, 'case' + str(case.number) + '-fixes')} "
+        f"the fix is on its card: {url(case)} "
         "(or run `python3 -m casebook explain` on the traceback)"
     )
 

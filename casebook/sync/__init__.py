@@ -95,51 +95,58 @@ def stale(root: Path = ROOT) -> list[Path]:
     ]
 
 
-def sync(root: Path = ROOT) -> list[Path]:
-    """Write every stale generated file under ``root``; return those written. A MyST twin
-    edited after its notebook is left alone, with a message."""
+def _write(root: Path) -> tuple[list[Path], list[Path]]:
+    """Write every stale generated file under ``root``: ``(written, held)``, where ``held``
+    are the notebooks whose twin holds edits the notebook lacks (neither is rewritten)."""
     from casebook import storage
     from casebook.tools import pairs
 
     todo = expected(root)
-    written = []
+    held = []
     for path in list(todo):
-        if path.suffix != ".ipynb" or not path.with_suffix(".md").exists():
-            continue
         twin = path.with_suffix(".md")
+        if path.suffix != ".ipynb" or not twin.exists():
+            continue
         edited = twin.read_text() != pairs.myst(path.read_text())  # not the notebook's twin
         if edited and twin.stat().st_mtime > path.stat().st_mtime:
             print(
                 f"casebook sync: {twin.name} is newer than {path.name}; neither rewritten. Run "
                 f"jupytext --to ipynb --update -o {path.name} {twin.name} first"
             )
-            del todo[twin]
-            todo[path] = path.read_text()
+            del todo[twin], todo[path]
+            held.append(path)
+    written = []
     for path, text in todo.items():
         if not path.exists() or path.read_text() != text:
             storage.write_text(path, text)
             written.append(path)
-    return written
+    return written, held
+
+
+def sync(root: Path = ROOT) -> list[Path]:
+    """Write every stale generated file under ``root``; return those written. A MyST twin
+    edited after its notebook is left alone, with its notebook, and a message."""
+    return _write(root)[0]
 
 
 def main(argv: list[str]) -> int:
-    """``sync [--check]``: write the stale files, or with ``--check`` list them and exit 1."""
+    """``sync [--check] [--root DIR]``: write the stale files (exit 1 when a twin's edits
+    held a page back), or with ``--check`` list them and exit 1. ``--root`` names another
+    checkout (``new --root``, the scaffold's tests)."""
+    root = Path(argv[argv.index("--root") + 1]) if "--root" in argv else ROOT
     if "--check" in argv:
-        late = stale()
+        late = stale(root)
         for path in late:
-            print(f"casebook sync: stale: {path.relative_to(ROOT)}")
+            print(f"casebook sync: stale: {path.relative_to(root)}")
         if late:
             print(f"casebook sync: run `{COMMAND}`")
         return 1 if late else 0
-    written = sync()
+    written, held = _write(root)
     for path in written:
-        print(
-            f"casebook sync: wrote {path.relative_to(ROOT) if path.is_relative_to(ROOT) else path}"
-        )
-    stale_after = stale()
-    if not written and not stale_after:
+        print(f"casebook sync: wrote {path.relative_to(root)}")
+    if not written and not held:
         print("casebook sync: all in sync")
-    return 1 if stale_after else 0
+    return 1 if held else 0
 
 
 if __name__ == "__main__":

@@ -32,6 +32,7 @@ __all__ = [
     "REPORTER_TAG",
     "answers_in",
     "card_check",
+    "stated_versions",
     "card_markdown",
     "rewrite_answers",
     "rewrite_card",
@@ -64,6 +65,18 @@ def card_markdown(case: Case) -> str:
     )
 
 
+_STATED = re.compile(r"\b(jax|optax|equinox|diffrax) (\d+\.\d+(?:\.\d+)?)\b")
+
+
+def stated_versions(case: Case) -> list[tuple[str, str]]:
+    """The releases the card's lead names for today's run, as in "(jax 0.12, optax 0.2.8)":
+    the card's check asserts that its run imported them (a lead about a historical release
+    names it in ``fails_on`` instead)."""
+    if case.card.get("fails_on", "current") != "current":
+        return []
+    return _STATED.findall(" ".join(re.findall(r"\(([^)]*)\)", case.card.get("lead", ""))))
+
+
 def card_check(case: Case) -> str:
     """The hidden cell after the card: the card's two programs, run and asserted, inside
     a function, so that the page's own names stay as the story binds them. The workshop's
@@ -78,7 +91,11 @@ def card_check(case: Case) -> str:
         f'    wrong = releases.run(card.wrong, "{fails_on}")\n'
         '    releases.expect(wrong, raises=card.card["today"].split(":")[0])\n'
         "    assert card.today_shown(wrong.exc_type, wrong.message), wrong.message\n"
-        "    fixed = releases.expect(releases.run(card.fix_program))\n"
+        + "".join(
+            f'    assert (wrong.version("{name}") + ".").startswith("{version}."), wrong.versions\n'
+            for name, version in stated_versions(case)
+        )
+        + "    fixed = releases.expect(releases.run(card.fix_program))\n"
         '    assert fixed.stdout == card.card["fix_prints"], fixed.stdout\n\n\n'
         "_check_the_card()"
     )

@@ -22,11 +22,6 @@ def twin(page: Path) -> Path:
     return page.with_suffix(".md")
 
 
-def expected_text(page: Path) -> str:
-    """The MyST markdown the notebook's twin must hold."""
-    return jupytext.writes(jupytext.read(page), fmt="md:myst")
-
-
 def myst(notebook_text: str) -> str:
     """The MyST markdown twin of a notebook given as its ``.ipynb`` text."""
     return jupytext.writes(jupytext.reads(notebook_text, fmt="ipynb"), fmt="md:myst")
