@@ -222,10 +222,33 @@ def _timings(**medians: float) -> bench.Timings:
     return bench.Timings(wall=wall, cpu=wall, faults={name: [0.0] * 3 for name in wall})
 
 
-def test_a_noisy_control_makes_the_benchmark_unreliable() -> None:
-    timings = _timings(a=1.0, b=2.0, **{"a (A/A)": 1.25})
-    with pytest.raises(claims.UnreliableBenchmark, match="reads 1.250, not 1.0"):
+def test_a_quiet_control_judges_the_stated_interval() -> None:
+    timings = _timings(a=1.0, b=1.45, **{"a (A/A)": 1.08})
+    with pytest.raises(claims.ClaimFailed, match=r"outside \[1.5, inf\]$"):
         timings.claim("b", "a", at_least=1.5, says="b takes at least 1.5x the time of a")
+
+
+def test_a_noisy_control_widens_the_interval_by_its_spread() -> None:
+    timings = _timings(a=1.0, b=1.4, **{"a (A/A)": 1.25})
+    made = timings.claim("b", "a", at_least=1.5, says="b takes at least 1.5x the time of a")
+    assert made.holds and made.margin == 1.25
+    assert "holds within the A/A's 1.25x" in str(made)
+    with pytest.raises(claims.ClaimFailed, match="widened by the A/A's 1.25x"):
+        _timings(a=1.0, b=1.1, **{"a (A/A)": 1.25}).claim(
+            "b", "a", at_least=1.5, says="b takes at least 1.5x the time of a"
+        )
+
+
+def test_a_control_beyond_noisy_is_not_judged_and_says_so() -> None:
+    timings = _timings(a=1.0, b=0.5, **{"a (A/A)": 1.6})
+    with pytest.warns(claims.NoisyMachine, match="reads 1.600, beyond 1.0 ± 0.5"):
+        made = timings.claim("b", "a", at_least=1.5, says="b takes at least 1.5x the time of a")
+    assert not made.judged and "not judged" in str(made)
+
+
+def test_the_strict_control_check_still_refuses_noise() -> None:
+    with pytest.raises(claims.UnreliableBenchmark, match="reads 1.250, not 1.0"):
+        claims.check_control(_timings(a=1.0, **{"a (A/A)": 1.25}))
 
 
 def test_timings_without_a_control_cannot_make_claims() -> None:
