@@ -12,10 +12,12 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
+import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["process_alive", "write_text"]
+__all__ = ["leftovers", "owned_tempdir", "process_alive", "remove_leftovers", "write_text"]
 
 
 def write_text(path: Path, text: str) -> Path:
@@ -54,3 +56,39 @@ def process_alive(pid: int) -> bool:
     except PermissionError:
         return True
     return True
+
+
+_OWNED = re.compile(r"^casebook-([a-z]+)-(\d+)-")
+
+
+def owned_tempdir(kind: str) -> tempfile.TemporaryDirectory[str]:
+    """A temporary directory named after its kind and this process
+    (``casebook-<kind>-<pid>-…``), removed when the block ends; if the process is killed
+    first, :func:`leftovers` finds it by the pid in its name.
+
+    Examples:
+        >>> with owned_tempdir("doc") as tmp:
+        ...     Path(tmp).name.startswith(f"casebook-doc-{os.getpid()}-")
+        True
+    """
+    return tempfile.TemporaryDirectory(prefix=f"casebook-{kind}-{os.getpid()}-")
+
+
+def leftovers(root: Path | None = None) -> list[Path]:
+    """The :func:`owned_tempdir` folders in ``root`` (the temp folder) whose process is
+    gone: what a killed run left behind."""
+    root = Path(root or tempfile.gettempdir())
+    found = []
+    for path in root.glob("casebook-*-*-*"):
+        m = _OWNED.match(path.name)
+        if m and path.is_dir() and not process_alive(int(m.group(2))):
+            found.append(path)
+    return sorted(found)
+
+
+def remove_leftovers(root: Path | None = None) -> list[Path]:
+    """Remove :func:`leftovers`; the folders removed."""
+    gone = leftovers(root)
+    for path in gone:
+        shutil.rmtree(path, ignore_errors=True)
+    return gone

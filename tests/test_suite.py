@@ -88,3 +88,40 @@ def test_the_test_command_says_when_the_browser_tests_skip(monkeypatch, capsys, 
     else:
         assert lines == [suite.NO_BROWSER, "pytest ran", suite.NO_BROWSER]
         assert "apt-get install chromium" in suite.NO_BROWSER
+
+
+def test_a_killed_test_command_leaves_nothing_after_the_next_run(tmp_path, monkeypatch) -> None:
+    """A test command killed by SIGKILL (a timeout's) cannot remove its suite folder; the
+    next run's first step does. The kill is real: a run of ``suite.run_tests`` on a test
+    that sleeps, killed once its folder exists."""
+    import contextlib
+    import os
+    import signal
+    import tempfile
+    import time
+
+    sleeper = tmp_path / "test_sleeps.py"
+    sleeper.write_text("import time\n\ndef test_sleeps():\n    time.sleep(60)\n")
+    scratch = tmp_path / "tmp"
+    scratch.mkdir()
+    run = (
+        "import sys; from casebook.tools import suite; "
+        f"suite.run_tests(sys.executable, ['-q', '-p', 'no:cacheprovider', {str(sleeper)!r}])"
+    )
+    env = {**os.environ, "TMPDIR": str(scratch)}
+    command = subprocess.Popen([sys.executable, "-c", run], env=env, start_new_session=True)
+    try:
+        deadline = time.monotonic() + 60
+        while not list(scratch.glob(f"casebook-suite-{command.pid}-*")):
+            assert time.monotonic() < deadline and command.poll() is None, "no suite folder"
+            time.sleep(0.1)
+        command.send_signal(signal.SIGKILL)  # the test command only, as `timeout -s KILL` does
+        command.wait()
+        left = list(scratch.glob(f"casebook-suite-{command.pid}-*"))
+        assert left, "the killed run removed its folder: nothing to show"
+        monkeypatch.setattr(tempfile, "tempdir", str(scratch))
+        assert suite.remove_leftovers() == left
+        assert not list(scratch.iterdir())
+    finally:
+        with contextlib.suppress(ProcessLookupError):
+            os.killpg(command.pid, signal.SIGKILL)  # its pytest, still sleeping

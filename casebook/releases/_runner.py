@@ -20,13 +20,13 @@ import importlib.util
 import json
 import os
 import sys
-import tempfile
 import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from casebook import storage
 from casebook.project import ROOT
 from casebook.releases import _pool, eras
 from casebook.releases._child import REPORTED_PACKAGES
@@ -193,7 +193,7 @@ def run(
     place = place_of(target)
     code = textwrap.dedent(code)
     packages = ",".join(dict.fromkeys((*REPORTED_PACKAGES, place.preload or "jax")))
-    with tempfile.TemporaryDirectory(prefix="casebook-") as tmp:
+    with storage.owned_tempdir("run") as tmp:
         directory = Path(tmp)
         code_path, out_path, in_path = (
             directory / "cell.py",

@@ -5,8 +5,9 @@ scipy, matplotlib, IPython, and the kernel and runner Jupyter brings), at the ve
 the lock. Each page is copied out of the repository and executed top to bottom with
 nbclient, so ``casebook`` can only come from the page's own set-up cell, which installs it
 from a ``git+file://`` URL of this clone's ``HEAD`` (through ``$CASEBOOK_SOURCE``) and
-fetches the historical wheels into a per-user cache inside the simulation's folder.
-Everything lives in ``_build/colab-sim/`` and is made anew on each run.
+fetches the historical wheels into a per-user cache in the temp folder.
+The venv and the executed pages live in ``_build/colab-sim/``, made anew on each run; the
+runtime's user cache lives in the temp folder and is removed when the run ends.
 
 Standard library only; it needs PyPI (like Colab), and runs from the committed state.
 """
@@ -22,6 +23,7 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
+from casebook import storage
 from casebook.project import LIBRARIES, ROOT
 from casebook.tools import colab, environment, suite
 
@@ -48,10 +50,12 @@ DEFAULT_PAGES = (
 _RUN = """
 import sys, nbformat
 from nbclient import NotebookClient
+from traitlets.config import Config
 nb = nbformat.read(sys.argv[1], as_version=4)
 try:
     NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=True,
-                   resources={"metadata": {"path": sys.argv[2]}}).execute()
+                   resources={"metadata": {"path": sys.argv[2]}},
+                   config=Config({"KernelManager": {"transport": "ipc"}})).execute()
 finally:
     nbformat.write(nb, sys.argv[3])
 """
@@ -106,10 +110,17 @@ def simulate(page_paths: list[str]) -> int:
             "`python3 -m casebook sync` and commit"
         )
     shutil.rmtree(WORK, ignore_errors=True)
-    run_dir, cache = WORK / "pages", WORK / "user-cache"
+    run_dir = WORK / "pages"
     run_dir.mkdir(parents=True)
     py, _ = preinstalled_venv(WORK / "venv")
-    env = bare_env(py, cache)
+    # The runtime's user cache (the historical wheels and era stacks its pages download,
+    # gigabytes) lives in the temp folder, not the checkout, and goes when the run ends.
+    with storage.owned_tempdir("colab") as runtime:
+        return _run_pages(page_paths, py, run_dir, bare_env(py, Path(runtime) / "user-cache"))
+
+
+def _run_pages(page_paths: list[str], py: Path, run_dir: Path, env: dict[str, str]) -> int:
+    """Run each page in the simulated runtime ``env``; the number that failed."""
     failed = 0
     for page in page_paths:
         copy = run_dir / Path(page).name

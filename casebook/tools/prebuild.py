@@ -17,10 +17,10 @@ import concurrent.futures
 import multiprocessing
 import os
 import sys
-import tempfile
 import time
 from pathlib import Path
 
+from casebook import storage
 from casebook.project import ROOT
 from casebook.tools import buildcache, colab, suite
 
@@ -51,6 +51,7 @@ def missing(root: Path = ROOT) -> list[Path]:
 def _execute(page: Path, root: Path) -> tuple[str, bool, float, str]:
     import nbformat
     from nbclient import NotebookClient
+    from traitlets.config import Config
 
     suite.lock_cells()
     nb = nbformat.read(page, as_version=4)
@@ -61,6 +62,8 @@ def _execute(page: Path, root: Path) -> tuple[str, bool, float, str]:
             timeout=TIMEOUT,
             kernel_name="python3",
             resources={"metadata": {"path": str(page.parent)}},
+            # IPC, not TCP: the kernel then has no eavesdropping warning to print per page.
+            config=Config({"KernelManager": {"transport": "ipc"}}),
         ).execute()
     except Exception as error:  # the build runs the page again and reports it
         return (
@@ -82,7 +85,7 @@ def execute_missing(
     if not pages:
         return []
     buildcache.invalidate_if_stale(root)  # a cache of older inputs is emptied first
-    with tempfile.TemporaryDirectory(prefix="casebook-book-") as tmp:
+    with storage.owned_tempdir("book") as tmp:
         lock = os.environ.get(suite.LOCK_ENV) or str(Path(tmp) / "book.lock")
         spawn = multiprocessing.get_context("spawn")  # fresh workers: no inherited cache handle
         with concurrent.futures.ProcessPoolExecutor(

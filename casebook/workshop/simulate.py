@@ -15,9 +15,9 @@ from __future__ import annotations
 import json
 import shutil
 import sys
-import tempfile
 from pathlib import Path
 
+from casebook import storage
 from casebook.tools import colabsim, environment
 from casebook.workshop import build, timing
 
@@ -53,7 +53,7 @@ def colab(with_jax: bool = True) -> int:
 def here() -> int:
     """Time every student edition in this clone's venv (after the set-up); the failures."""
     failed, pages = 0, dict[str, dict]()
-    with tempfile.TemporaryDirectory(prefix="casebook-workshop-") as tmp:
+    with storage.owned_tempdir("workshop") as tmp:
         for edition in build(Path(tmp)):
             notebook = Path(tmp) / "student" / f"{edition.name}.ipynb"
             executed = Path(tmp) / f"{edition.name}.executed.ipynb"
