@@ -26,6 +26,8 @@ import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
+import platformdirs
+
 from casebook import storage
 from casebook.project import ROOT
 from casebook.releases.errors import HashMismatch, ReleaseError, ReleaseNotCached, UnknownRelease
@@ -84,13 +86,9 @@ def running_from_checkout() -> bool:
 
 
 def user_cache_dir() -> Path:
-    """The per-user cache directory of this platform, ``casebook`` inside it."""
-    if sys.platform == "win32":
-        base = Path(os.environ.get("LOCALAPPDATA", Path.home() / "AppData" / "Local"))
-        return base / "casebook" / "Cache"
-    if sys.platform == "darwin":
-        return Path.home() / "Library" / "Caches" / "casebook"
-    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "casebook"
+    """The per-user cache directory of this platform for ``casebook`` (platformdirs:
+    ``$XDG_CACHE_HOME/casebook``, ``~/Library/Caches/casebook``, ``%LOCALAPPDATA%\\casebook\\Cache``)."""
+    return Path(platformdirs.user_cache_dir("casebook", appauthor=False))
 
 
 def cache_dir() -> Path:
