@@ -60,7 +60,7 @@ def test_directives_become_markdown_colab_renders():
         "```text\nok\n```\n:::\n````\n\n:::{admonition} Heads up\n:class: tip\n\nRead this.\n:::\n",
         PAGE,
     )
-    assert text.startswith("### Exercise 1\n\nDo it.")
+    assert text.startswith("### Exercise 1.1\n\nDo it.")
     assert "<details>\n<summary>What a correct answer prints</summary>\n\n```text\nok\n```" in text
     assert "> **Heads up**\n>\n> Read this." in text
     assert leftover(text) == []
@@ -190,3 +190,20 @@ def test_the_card_s_check_stays_in_the_book(page):
         sources = ["".join(c["source"]) for c in edition["cells"]]
         assert not [s for s in sources if "_check_the_card" in s]
         assert "**You probably wrote**" in sources[0] and "**Do this**" in sources[0]
+
+
+def test_an_edition_numbers_exercises_as_the_web_page_and_links_each_source_once() -> None:
+    """The web page says "Exercise 5.3" (the book's chapter, then the exercise): so do the
+    edition and a reference to it; a citation of a source the sentence already links is
+    dropped, not repeated as a second link."""
+    labels = Links.of_book().labels
+    assert labels["case5-ex3"] == (
+        "notebooks/05-diffrax-521-pidcontroller-multisteps",
+        "Exercise 5.3",
+    )
+    linked = "[equinox#796](https://github.com/patrick-kidger/equinox/issues/796) (open) {cite}`equinox796`"
+    assert (
+        render(linked, PAGE)
+        == "[equinox#796](https://github.com/patrick-kidger/equinox/issues/796) (open)"
+    )
+    assert "optax#1017" in render("as reported {cite}`optax1017`", PAGE)

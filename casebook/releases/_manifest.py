@@ -26,8 +26,6 @@ import zipfile
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from pathlib import Path
 
-import platformdirs
-
 from casebook import storage
 from casebook.project import ROOT
 from casebook.releases.errors import HashMismatch, ReleaseError, ReleaseNotCached, UnknownRelease
@@ -88,6 +86,10 @@ def running_from_checkout() -> bool:
 def user_cache_dir() -> Path:
     """The per-user cache directory of this platform for ``casebook`` (platformdirs:
     ``$XDG_CACHE_HOME/casebook``, ``~/Library/Caches/casebook``, ``%LOCALAPPDATA%\\casebook\\Cache``)."""
+    # Imported here, not at the top: this module is also imported inside the era stacks'
+    # interpreters (the release runner's child), which hold only the era's packages.
+    import platformdirs
+
     return Path(platformdirs.user_cache_dir("casebook", appauthor=False))
 
 

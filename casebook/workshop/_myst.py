@@ -56,7 +56,7 @@ class Links:
                 for label, heading in re.findall(r"^\(([\w-]+)\)=\s*\n+#+ (.+)$", text, re.M):
                     labels[label] = (page, _plain_title(heading))
                 for number, label in enumerate(re.findall(r"^:label: ([\w-]+)", text, re.M), 1):
-                    labels.setdefault(label, (page, f"Exercise {number}"))
+                    labels.setdefault(label, (page, f"Exercise {chapter(page)}{number}"))
         return cls(labels, titles, _citations(root / "book" / "references.bib"))
 
 
@@ -106,9 +106,9 @@ def _quote(title: str, body: str) -> str:
     return "\n".join(f"> {line}".rstrip() for line in lines) + "\n"
 
 
-def _directive(m: re.Match[str], exercises: list[int]) -> str:
+def _directive(m: re.Match[str], exercises: list[int], chapter: str) -> str:
     name, arg = m.group("name"), m.group("arg").strip()
-    options, body = _options(_directives(m.group("body"), exercises))
+    options, body = _options(_directives(m.group("body"), exercises, chapter))
     if name == "admonition":
         return _quote(arg, body)
     if name in ("note", "tip", "hint", "important", "warning", "caution", "seealso"):
@@ -117,7 +117,7 @@ def _directive(m: re.Match[str], exercises: list[int]) -> str:
         return f"<details>\n<summary>{arg}</summary>\n\n{body}\n\n</details>\n"
     if name == "exercise":
         exercises[0] += 1
-        return f"### Exercise {exercises[0]}\n\n{body}\n"
+        return f"### Exercise {chapter}{exercises[0]}\n\n{body}\n"
     if name in ("code-block", "code"):
         return f"```{arg}\n{body}\n```\n"
     if name == "math":
@@ -125,9 +125,16 @@ def _directive(m: re.Match[str], exercises: list[int]) -> str:
     raise RawMyST(f"no plain Markdown for the directive {{{name}}}")
 
 
-def _directives(text: str, exercises: list[int]) -> str:
+def _directives(text: str, exercises: list[int], chapter: str = "") -> str:
     """Every directive of ``text`` rendered, the ones inside another first."""
-    return _DIRECTIVE.sub(lambda m: _directive(m, exercises), text)
+    return _DIRECTIVE.sub(lambda m: _directive(m, exercises, chapter), text)
+
+
+def chapter(page: str) -> str:
+    """The book's number of ``page`` as its exercises carry it (``"5."`` for
+    ``notebooks/05-...``: the web page's "Exercise 5.3"), or ``""`` for an unnumbered page."""
+    m = re.match(r"(\d+)-", PurePosixPath(page).name)
+    return f"{int(m.group(1))}." if m else ""
 
 
 # ---------------------------------------------------------------------------- roles
@@ -162,6 +169,19 @@ def _role(m: re.Match[str], links: Links, page: str) -> str:
     raise RawMyST(f"no plain Markdown for the role {{{name}}}")
 
 
+def _drop_repeated_citations(text: str, links: Links) -> str:
+    """Drop a ``{cite}`` whose every source is already linked in ``text``: on the web it
+    adds the author and year, in plain Markdown it would repeat the link."""
+
+    def cite(m: re.Match[str]) -> str:
+        if not m.group("name").startswith("cite"):
+            return m.group(0)
+        urls = [links.citations.get(k.strip(), ("", ""))[1] for k in m.group("content").split(",")]
+        return "" if all(u and f"]({u})" in text for u in urls) else m.group(0)
+
+    return re.sub(r"[ \t]*" + _ROLE.pattern, cite, text)
+
+
 def _normalize(parts: list[str]) -> list[str]:
     out: list[str] = []
     for p in parts:
@@ -193,7 +213,8 @@ def render(
     links = links or Links.of_book()
     text = re.sub(r"^\([\w-]+\)=[ \t]*\n", "", text, flags=re.M)  # targets
     text = re.sub(r"^%[^\n]*\n?", "", text, flags=re.M)  # MyST comments
-    text = _directives(text, exercises if exercises is not None else [0])
+    text = _directives(text, exercises if exercises is not None else [0], chapter(page))
+    text = _drop_repeated_citations(text, links)
     text = _ROLE.sub(lambda m: _role(m, links, page), text)
     text = re.sub(
         r"\[([^\]]+)\]\((#[\w-]+|(?!https?:)[^)\s]+\.(?:md|ipynb)(?:#[\w-]+)?)\)",
