@@ -7,7 +7,12 @@ first code block after the words "Do this" starts, the visible words above it, a
 visible code wider than its column. It also saves each first screen as a PNG in
 ``_build/screens/``. The book's own search, the site's ``searchtools.js`` run in the same
 browser on the site's index, must rank each registry wording's case page or the Errors page
-first. Without chromium these tests skip, and the test command says so in its last lines.
+first. Each story, from the title to the Exercises heading, must read in 20 minutes (visible
+words at 200 a minute plus 10 seconds per visible line of code, read by
+``tests/browser/story.js``; printed outputs count where the site was executed, as
+``python3 -m casebook book`` builds it), and a page's visible code names at most 3 of the
+book's own helpers. Without chromium these tests skip, and the test command says so in its
+last lines.
 """
 
 from __future__ import annotations
@@ -29,6 +34,7 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 SCREENS = ROOT / "_build" / "screens"
 MEASURE = Path(__file__).resolve().parent / "browser" / "measure.js"
 SEARCH = Path(__file__).resolve().parent / "browser" / "search.js"
+STORY = Path(__file__).resolve().parent / "browser" / "story.js"
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
@@ -40,6 +46,9 @@ WIDTH, HEIGHT = 1280, 800
 FIX_TOP_PX = 800  # the first code block after "Do this" starts on screen 1
 WORDS_ABOVE = 150  # visible words above it, code included
 H1_LINES = 2
+STORY_MINUTES = 20  # the story, read: words at 200 a minute, 10 s per line of code
+WORDS_PER_MINUTE, SECONDS_PER_CODE_LINE = 200, 10
+HELPERS = 3  # the book's own names a page's visible code may show
 FLAGS = [
     "--headless",
     "--no-sandbox",
@@ -118,23 +127,77 @@ def _read(dom: str, element: str) -> dict | list:
     return json.loads(html.unescape(m.group(1)))
 
 
-def measure(page: Path) -> dict:
-    """The first-screen figures of one built page, and its screenshot in ``_build/screens``."""
-    probe = page.with_name(page.stem + ".measure.html")
-    script = f"<script>{MEASURE.read_text()}</script></body>"
-    probe.write_text(page.read_text().replace("</body>", script, 1))
+def _probe(page: Path, script: Path, element: str) -> dict:
+    """What ``script`` writes into ``element`` on a copy of ``page`` opened in chromium."""
+    probe = page.with_name(page.stem + ".probe.html")
+    probe.write_text(
+        page.read_text().replace("</body>", f"<script>{script.read_text()}</script></body>", 1)
+    )
     try:
-        figures = _read(_dump(probe.as_uri()), "casebook-measure")
+        found = _read(_dump(probe.as_uri()), element)
     finally:
         probe.unlink()
+    assert isinstance(found, dict)
+    return found
+
+
+def measure(page: Path) -> dict:
+    """The first-screen figures of one built page, and its screenshot in ``_build/screens``."""
+    figures = _probe(page, MEASURE, "casebook-measure")
     SCREENS.mkdir(parents=True, exist_ok=True)
     subprocess.run(
         [CHROMIUM, *FLAGS, f"--screenshot={SCREENS / (page.stem + '.png')}", page.as_uri()],
         capture_output=True,
         timeout=120,
     )
-    assert isinstance(figures, dict)
     return figures
+
+
+#: How the book's own package shows in a page's code: a module of it and an attribute.
+_QUALIFIED = re.compile(
+    r"\b(?:releases|trace|bench|cases|display|stack|failure|claims)\.[A-Za-z_]\w*"
+)
+
+
+def _helper_names() -> re.Pattern[str]:
+    """The bare names the pages import from the book's package, called or used."""
+    import casebook.bench.claims
+    import casebook.check
+    import casebook.display
+    import casebook.failure
+    import casebook.releases.program
+
+    modules = (
+        casebook.bench.claims,
+        casebook.check,
+        casebook.display,
+        casebook.failure,
+        casebook.releases.program,
+    )
+    names = sorted({n for m in modules for n in getattr(m, "__all__", ())}, key=len, reverse=True)
+    return re.compile(r"(?<![\w.])(?:" + "|".join(map(re.escape, names)) + r")(?=\s*[(.\[])")
+
+
+def read_story(page: Path) -> dict:
+    """A case page's story as a reader reads it: words, lines of code, minutes, and the
+    book's own names in the page's visible code."""
+    found = _probe(page, STORY, "casebook-story")
+    magic = re.compile(r"^(%%on_release|%load_ext)", re.M)
+    story = [c["text"] for c in found["code"] if c["story"] and not magic.match(c["text"])]
+    lines = sum(len(text.splitlines()) for text in story)
+    bare = _helper_names()
+    names = sorted(
+        {m.group(0) for c in found["code"] for m in _QUALIFIED.finditer(c["text"])}
+        | {m.group(0) for c in found["code"] for m in bare.finditer(c["text"])}
+    )
+    minutes = found["words"] / WORDS_PER_MINUTE + lines * SECONDS_PER_CODE_LINE / 60
+    return {
+        **found,
+        "code": None,
+        "codeLines": lines,
+        "minutes": round(minutes, 1),
+        "helpers": names,
+    }
 
 
 @pytest.mark.parametrize("case", cases.CASES, ids=lambda c: c.key)
@@ -147,6 +210,32 @@ def test_the_card_s_fix_is_on_the_first_screen(site, case):
     assert figures["wordsAbove"] <= WORDS_ABOVE, figures
     assert figures["overflowPx"] <= 0, figures
     assert (SCREENS / (page.stem + ".png")).stat().st_size > 10_000
+
+
+@pytest.mark.parametrize("case", cases.CASES, ids=lambda c: c.key)
+def test_the_story_reads_in_twenty_minutes_with_few_helpers(site, case):
+    figures = read_story(site / (case.docname + ".html"))
+    print(case.key, figures)
+    assert figures["exercises"], "no Exercises heading: the story has no end"
+    assert figures["minutes"] <= STORY_MINUTES, figures
+    assert len(figures["helpers"]) <= HELPERS, figures
+
+
+def test_the_story_measure_counts_code_and_helpers(site, tmp_path):
+    """The check can fail: a page with 200 more lines of visible code, using four helpers."""
+    page = site / (cases.CASES[0].docname + ".html")
+    padded = page.with_name(page.stem + ".padded.html")
+    code = "\n".join(["x = releases.patched(trace.cut(bench.interleave(glue(1))))"] * 200)
+    block = f'<div class="highlight"><pre>{code}</pre></div>'
+    text = page.read_text()
+    story = text.index('<h2><span class="section-number">')  # the story's first section
+    padded.write_text(text[:story] + block + text[story:])
+    try:
+        figures = read_story(padded)
+    finally:
+        padded.unlink()
+    assert figures["minutes"] > STORY_MINUTES
+    assert {"releases.patched", "trace.cut", "bench.interleave", "glue"} <= set(figures["helpers"])
 
 
 def _wordings() -> list[tuple[cases.Case, str]]:

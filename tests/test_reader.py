@@ -25,7 +25,7 @@ from casebook.status import errorspage
 CASES = cases.CASES
 HIDDEN = {"remove-input", "remove-cell", "hide-input", "hide-cell"}
 STORY_WORDS = 2000
-VISIBLE_NAMES = 8
+VISIBLE_NAMES = 3  # the book's own names a page's visible code uses (issue: at most 3)
 
 
 def _cells(case) -> list[dict]:

@@ -20,13 +20,13 @@ import importlib.util
 import json
 import os
 import sys
+import tempfile
 import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from casebook import storage
 from casebook.project import ROOT
 from casebook.releases import _pool, eras
 from casebook.releases._child import REPORTED_PACKAGES
@@ -193,7 +193,9 @@ def run(
     place = place_of(target)
     code = textwrap.dedent(code)
     packages = ",".join(dict.fromkeys((*REPORTED_PACKAGES, place.preload or "jax")))
-    with storage.owned_tempdir("run") as tmp:
+    # Named as casebook.storage.owned_tempdir names its folders (not called: a run enters
+    # storage once, through the pool), so that a killed run's folder is found and removed.
+    with tempfile.TemporaryDirectory(prefix=f"casebook-run-{os.getpid()}-") as tmp:
         directory = Path(tmp)
         code_path, out_path, in_path = (
             directory / "cell.py",

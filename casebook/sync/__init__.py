@@ -50,6 +50,9 @@ def _page(path: Path, root: Path, cases: Iterable[Case]) -> str:
     nb = json.loads(path.read_text())
     cells = colab.with_setup_cell(nb["cells"], root / "_config.yml")
     for cell in cells:
+        # No empty tag list: `jupytext --update` keeps one over a tag added in the twin.
+        if cell.get("metadata", {}).get("tags") == []:
+            del cell["metadata"]["tags"]
         if cell["cell_type"] == "markdown":
             text = "".join(cell["source"])
             new = _blocks.rewrite(text)

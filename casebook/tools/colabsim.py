@@ -48,14 +48,17 @@ DEFAULT_PAGES = (
 )
 
 _RUN = """
-import sys, nbformat
+import os, sys, tempfile, nbformat
 from nbclient import NotebookClient
 from traitlets.config import Config
 nb = nbformat.read(sys.argv[1], as_version=4)
+# IPC (no eavesdropping warning), its sockets at an absolute path (the kernel runs elsewhere).
+sockets = tempfile.TemporaryDirectory(prefix=f"casebook-kernel-{os.getpid()}-")
+ipc = {"transport": "ipc", "ip": os.path.join(sockets.name, "kernel")}
 try:
     NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=True,
                    resources={"metadata": {"path": sys.argv[2]}},
-                   config=Config({"KernelManager": {"transport": "ipc"}})).execute()
+                   config=Config({"KernelManager": ipc})).execute()
 finally:
     nbformat.write(nb, sys.argv[3])
 """

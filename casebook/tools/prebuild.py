@@ -57,14 +57,17 @@ def _execute(page: Path, root: Path) -> tuple[str, bool, float, str]:
     nb = nbformat.read(page, as_version=4)
     t0 = time.perf_counter()
     try:
-        NotebookClient(
-            nb,
-            timeout=TIMEOUT,
-            kernel_name="python3",
-            resources={"metadata": {"path": str(page.parent)}},
-            # IPC, not TCP: the kernel then has no eavesdropping warning to print per page.
-            config=Config({"KernelManager": {"transport": "ipc"}}),
-        ).execute()
+        # IPC, not TCP: the kernel then has no eavesdropping warning to print per page. Its
+        # sockets need an absolute path: the kernel runs in the page's folder, not ours.
+        with storage.owned_tempdir("kernel") as sockets:
+            ipc = {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}
+            NotebookClient(
+                nb,
+                timeout=TIMEOUT,
+                kernel_name="python3",
+                resources={"metadata": {"path": str(page.parent)}},
+                config=Config({"KernelManager": ipc}),
+            ).execute()
     except Exception as error:  # the build runs the page again and reports it
         return (
             page.name,
