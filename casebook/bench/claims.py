@@ -45,6 +45,7 @@ __all__ = [
     "claim",
     "claims_table",
     "control_ratio",
+    "spread",
     "stated_numbers",
 ]
 

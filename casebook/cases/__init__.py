@@ -146,7 +146,7 @@ def unlisted(seen: Iterable[Any], cases: Iterable[Case] = CASES) -> list[Any]:
     ``exc_type`` and ``message``) whose wording no case's message holds: a page's last cell
     asserts this is empty, so every wording a page asserts is on the Errors page and known
     to ``explain``. A wording is a message's first line (the lines after it name the
-    reader's own paths, shapes and types); the book's own exceptions (:data:`OWN`) are not
+    reader's own paths, shapes and types); the book's own exceptions (``OWN``) are not
     upstream wordings."""
     known = [(m.exc_type, normalize(m.text.splitlines()[0])) for c in cases for m in c.messages]
     return [
