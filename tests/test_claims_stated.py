@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import ast
 import math
+import re
 
 import pytest
 from test_public_api import PAGES, page_code
@@ -58,3 +59,26 @@ def test_a_widened_interval_is_caught():
     ((low, high, says),) = page_claims(code)
     with pytest.raises(ValueError, match="bounds nothing"):
         check_interval(low, high, says)
+
+
+def _prose(page) -> str:
+    import json
+
+    cells = json.loads(page.read_text())["cells"]
+    return "\n".join("".join(c["source"]) for c in cells if c["cell_type"] == "markdown")
+
+
+_STATED = re.compile(r"\((?:asserted|claimed)\b[^)]*\)")
+
+
+@pytest.mark.parametrize("page", PAGES, ids=lambda p: p.name)
+def test_an_interval_the_prose_types_is_a_claim_s(page):
+    """The story states a claim's interval in words ("(asserted: at least 1.02×)", "(asserted:
+    between 0.7 and 1.3)"): each such ratio is a bound of one of the page's claims, so an
+    interval changed in code and not in the sentence fails here."""
+    bounds = {b for low, high, _ in page_claims(page_code(page)) for b in (low, high)}
+    for stated in _STATED.findall(_prose(page)):
+        typed = re.sub(r"\{glue[^}]*\}`[^`]*`", "", stated)  # a glued number is the claim's own
+        ratios = re.findall(r"(\d+(?:\.\d+)?)×|between (\d+(?:\.\d+)?) and (\d+(?:\.\d+)?)", typed)
+        for number in {float(n) for found in ratios for n in found if n}:
+            assert any(math.isclose(number, b) for b in bounds), (page.name, stated, sorted(bounds))
