@@ -207,3 +207,20 @@ def test_an_edition_numbers_exercises_as_the_web_page_and_links_each_source_once
         == "[equinox#796](https://github.com/patrick-kidger/equinox/issues/796) (open)"
     )
     assert "optax#1017" in render("as reported {cite}`optax1017`", PAGE)
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_the_plan_s_figures_count_the_edition_as_it_is_now(page):
+    """The plan's reading minutes come from the stored Colab-simulation figures: they must
+    count the words of today's student edition, so that a page whose story was cut or grown
+    is timed again (`python3 -m casebook workshop --colab-sim`) before the plan quotes it."""
+    from casebook.workshop import timing
+
+    stored = plan.load()[plan.COLAB]["pages"].get(Path(page).name)
+    assert stored, f"not measured: {page}"
+    now = timing.summarize(EDITIONS[page].student)
+    for key in ("markdown_words", "code_words"):
+        assert stored[key] == now[key], (
+            f"{page}: {key} {stored[key]} stored, {now[key]} now; "
+            "run `python3 -m casebook workshop --colab-sim` and `python3 -m casebook sync`"
+        )
