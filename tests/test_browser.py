@@ -35,6 +35,7 @@ SCREENS = ROOT / "_build" / "screens"
 MEASURE = Path(__file__).resolve().parent / "browser" / "measure.js"
 SEARCH = Path(__file__).resolve().parent / "browser" / "search.js"
 STORY = Path(__file__).resolve().parent / "browser" / "story.js"
+VISIBLE = Path(__file__).resolve().parent / "browser" / "visible.js"
 
 pytestmark = pytest.mark.skipif(
     CHROMIUM is None,
@@ -130,9 +131,8 @@ def _read(dom: str, element: str) -> dict | list:
 def _probe(page: Path, script: Path, element: str) -> dict:
     """What ``script`` writes into ``element`` on a copy of ``page`` opened in chromium."""
     probe = page.with_name(page.stem + ".probe.html")
-    probe.write_text(
-        page.read_text().replace("</body>", f"<script>{script.read_text()}</script></body>", 1)
-    )
+    scripts = f"<script>{VISIBLE.read_text()}</script><script>{script.read_text()}</script>"
+    probe.write_text(page.read_text().replace("</body>", scripts + "</body>", 1))
     try:
         found = _read(_dump(probe.as_uri()), element)
     finally:

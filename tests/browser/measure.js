@@ -3,16 +3,7 @@
 // Used by tests/test_browser.py; the page itself is never changed on the site.
 window.addEventListener("load", () => {
   const article = document.querySelector("article") || document.body;
-  const visible = (el) => {
-    if (!el) return false;
-    const closed = el.closest("details:not([open])");
-    if (closed && !(closed.querySelector("summary") || document.body).contains(el)) return false;
-    for (let e = el; e && e !== document.documentElement; e = e.parentElement) {
-      const style = getComputedStyle(e);
-      if (style.display === "none" || style.visibility === "hidden") return false;
-    }
-    return true;
-  };
+  const visible = window.casebookVisible;
   const top = (el) => el.getBoundingClientRect().top + window.scrollY;
 
   const h1 = article.querySelector("h1");

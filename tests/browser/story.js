@@ -4,15 +4,7 @@
 // into a pre element, id casebook-story (read back via --dump-dom); the site is not changed.
 window.addEventListener("load", () => {
   const article = document.querySelector("article") || document.body;
-  const visible = (el) => {
-    const closed = el.closest("details:not([open])");
-    if (closed && !(closed.querySelector("summary") || document.body).contains(el)) return false;
-    for (let e = el; e && e !== document.documentElement; e = e.parentElement) {
-      const style = getComputedStyle(e);
-      if (style.display === "none" || style.visibility === "hidden") return false;
-    }
-    return true;
-  };
+  const visible = window.casebookVisible;
   const end = [...article.querySelectorAll("h2")].find((h) =>
     /^(\d+\.)*\s*Exercises/.test(h.textContent.trim())
   );
