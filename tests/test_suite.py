@@ -13,6 +13,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
+from casebook import storage
 from casebook.tools import suite
 
 PROBE = """
@@ -120,7 +121,7 @@ def test_a_killed_test_command_leaves_nothing_after_the_next_run(tmp_path, monke
         left = list(scratch.glob(f"casebook-suite-{command.pid}-*"))
         assert left, "the killed run removed its folder: nothing to show"
         monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-        assert suite.remove_leftovers() == left
+        assert storage.remove_leftovers() == left
         assert not list(scratch.iterdir())
     finally:
         with contextlib.suppress(ProcessLookupError):

@@ -39,7 +39,6 @@ __all__ = [
     "exclusive",
     "held",
     "lock_cells",
-    "remove_leftovers",
     "run_tests",
     "shared",
     "test",
@@ -138,20 +137,13 @@ GRID_MEMO_ENV = "CASEBOOK_GRID_MEMO"
 that pages and tests asking for the same cell share one run (``casebook.releases._memo``)."""
 
 
-def remove_leftovers() -> list[Path]:
-    """Remove what killed runs left in the temp folder: the suite folders of test commands
-    whose process is gone, and the folders of release runs, book builds and workshop
-    simulations likewise orphaned (``casebook.storage.leftovers``). A warm release server
-    of a killed suite, if any outlived it, ends by itself when idle
-    (``casebook.releases._pool.IDLE_SECONDS``)."""
-    return storage.remove_leftovers()
-
-
 def run_tests(py: str | Path, args: list[str]) -> None:
     """``pytest ARGS`` with the suite lock on (benchmark cells time alone while the rest
     runs in parallel), one pool of warm release servers and one folder of computed grid
-    cells for the whole run; first, what killed runs left behind is removed."""
-    gone = remove_leftovers()
+    cells for the whole run. First it removes what killed runs left in the temp folder
+    (``casebook.storage.leftovers``: suite folders, release runs, book builds); a warm
+    release server of a killed suite, if any outlived it, ends by itself when idle."""
+    gone = storage.remove_leftovers()
     if gone:
         print(f"casebook test: removed {len(gone)} folder(s) that killed runs left behind")
     with storage.owned_tempdir("suite") as tmp:
