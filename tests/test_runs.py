@@ -65,3 +65,63 @@ def test_a_run_without_commits_says_which_pages_changed_after_its_date(tmp_path)
     assert "1 of 1 pages changed since" in table.freshness()
     today = {**old, "date": "2099-12-31"}
     assert runs.RunsTable([today]).changed_since(today) == []
+
+
+def _cells(*indices):
+    return [{"index": i, "seconds": 0.1, "error": "NameError: x"} for i in indices]
+
+
+def test_a_run_without_eras_passes_only_where_it_failed_on_era_cells_alone(tmp_path):
+    """A GPU image cannot hold the era stacks: its run lists the cells that failed, and the
+    table calls the page passed only if each is a cell the reference (the page without
+    eras, on a machine where it passes with them, at the same commit) names. One more
+    failing cell, or a reference of another commit, and it is a FAIL."""
+    page = "notebooks/01-a.ipynb"
+    ref = {
+        **_record(
+            {
+                page: {
+                    "passed": False,
+                    "seconds": 9.0,
+                    "commit": "abc",
+                    "failed_cells": _cells(12, 13),
+                }
+            }
+        ),
+        "eras": "withheld",
+    }
+    gpu = {
+        **_record(
+            {page: {"passed": False, "seconds": 5.0, "commit": "abc", "failed_cells": _cells(12)}}
+        ),
+        "eras": "withheld",
+    }
+    table = runs.RunsTable([gpu], [ref])
+    assert table.verdict(gpu, page, gpu["pages"][page]) == "pass (5 s), 1 era cells not run"
+    worse = {**gpu["pages"][page], "failed_cells": _cells(12, 40)}
+    assert table.verdict(gpu, page, worse) == "FAIL (5 s)"
+    other = {**gpu["pages"][page], "commit": "def"}
+    assert table.verdict(gpu, page, other) == "FAIL (5 s)"
+    with_eras = {**gpu, "eras": "run"}
+    assert table.verdict(with_eras, page, gpu["pages"][page]) == "FAIL (5 s)"
+
+
+def test_the_executor_lists_each_failing_cell_and_stops_at_the_first_without_allow(tmp_path):
+    import nbformat
+
+    from casebook.tools import executor
+
+    nb = nbformat.v4.new_notebook(
+        cells=[nbformat.v4.new_code_cell(c) for c in ("x = 1", "1 / 0", "y", "x")]
+    )
+    path = tmp_path / "page.ipynb"
+    nbformat.write(nb, path)
+    strict = executor.execute(path)
+    assert [c.index for c in strict.cells] == [0, 1] and not strict.passed
+    assert strict.errors[0].error.startswith("ZeroDivisionError")
+    loose = executor.execute(path, allow_errors=True)
+    assert [(c.index, c.error.split(":")[0]) for c in loose.errors] == [
+        (1, "ZeroDivisionError"),
+        (2, "NameError"),
+    ]
+    assert loose.summary()["failed_cells"][1]["index"] == 2

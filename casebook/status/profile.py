@@ -9,8 +9,9 @@ benchmarks (cells tagged ``benchmark``), traces and jaxpr printing, and the rest
 kernel's own start is the page's wall time less its cells'. It prints one table of pages
 by kind and the slowest cells of all, which say what to make faster first.
 
-Only the standard library and nbclient at import, so it can profile another checkout's
-pages with that checkout's venv: ``OTHER/.venv/bin/python casebook/status/profile.py``.
+Only the standard library at import, and the book's one executor
+(:mod:`casebook.tools.executor`) when it runs, so it can profile another checkout's pages
+with that checkout's venv: ``OTHER/.venv/bin/python casebook/status/profile.py``.
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import os
 import re
 import sys
 import tempfile
-import time
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -102,24 +102,17 @@ def _server_starts(log: Path, since: int) -> tuple[float, int]:
 
 
 def profile_page(path: Path, timeout: int = 900) -> PageProfile:
-    """Run ``path`` in a fresh kernel, timing each cell."""
-    import nbformat
-    from nbclient import NotebookClient
+    """Run ``path`` in a fresh kernel (:func:`casebook.tools.executor.execute`, errors
+    allowed: a failing cell is timed too and the page goes on), timing each cell."""
+    from casebook.tools import executor
 
-    nb = nbformat.read(path, as_version=4)
     log = Path(tempfile.mkdtemp(prefix="casebook-profile-")) / "pool.jsonl"
     os.environ[POOL_LOG_ENV] = str(log)
     profile = PageProfile(path.as_posix(), 0.0)
-    started: dict[int, tuple[float, int]] = {}
     seen_lines = 0
 
-    def on_start(cell: Any, cell_index: int) -> None:
-        started[cell_index] = (time.perf_counter(), seen_lines)
-
-    def on_executed(cell: Any, cell_index: int, execute_reply: Any) -> None:
+    def on_cell(cell_index: int, cell: Any, seconds: float) -> None:
         nonlocal seen_lines
-        t0, _ = started[cell_index]
-        seconds = time.perf_counter() - t0
         starts, seen_lines = _server_starts(log, seen_lines)
         source = "".join(cell.source)
         kind = kind_of(source, list(cell.get("metadata", {}).get("tags", [])))
@@ -131,18 +124,8 @@ def profile_page(path: Path, timeout: int = 900) -> PageProfile:
             seconds = max(0.0, seconds - starts)
         profile.cells.append(CellTime(path.name, cell_index, first, kind, seconds))
 
-    client = NotebookClient(
-        nb,
-        timeout=timeout,
-        kernel_name="python3",
-        allow_errors=True,  # a failing cell is timed too; the page goes on, as a profile should
-        resources={"metadata": {"path": str(path.parent)}},
-        on_cell_start=on_start,
-        on_cell_executed=on_executed,
-    )
-    t0 = time.perf_counter()
-    client.execute()
-    profile.wall = time.perf_counter() - t0
+    run = executor.execute(path, timeout=timeout, allow_errors=True, on_cell=on_cell)
+    profile.wall = run.seconds
     return profile
 
 

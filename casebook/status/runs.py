@@ -1,9 +1,12 @@
 """Where the book's pages have run: device, versions, and pass or fail for each page.
 
-``python -m casebook.status.runs [PAGE ...]`` runs each executed page as a test (``pytest
---nbmake``), one after the other in this interpreter's environment, and stores one JSON
-record per machine under ``book/measurements/runs/``: the device, Python and package
-versions, and each page's outcome and seconds. The status board shows every stored
+``python -m casebook.status.runs [PAGE ...]`` runs each executed page with the book's one
+executor (:mod:`casebook.tools.executor`), one after the other in this interpreter's
+environment, and stores one JSON record per machine under ``book/measurements/runs/``: the
+device, Python and package versions, and each page's outcome, seconds and failing cells.
+A machine that cannot hold the era stacks (a GPU image without network) runs with
+``--without-eras``: every cell runs, and the board reads its failures against the cells
+that need an era (:data:`WITHOUT_ERAS`). The status board shows every stored
 record with :func:`table`, so a run on a GPU machine with its own preinstalled jax is
 data the book reads, not a sentence in a note. Nothing here invents a run: a machine
 appears only if a record of it was stored.
@@ -12,25 +15,30 @@ appears only if a record of it was stored.
 from __future__ import annotations
 
 import argparse
+import contextlib
 import datetime
 import json
 import os
 import platform
 import subprocess
 import sys
-import time
-from dataclasses import dataclass
+from collections.abc import Iterator
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from casebook import storage
 from casebook.bench import records
 from casebook.display import Table, TableDisplay
 from casebook.project import LIBRARIES, ROOT
-from casebook.tools import environment
+from casebook.tools import executor
 
 __all__ = ["RunsTable", "table"]
 
 STORE = records.STORE / "runs"
+WITHOUT_ERAS = STORE / "without-eras"
+"""Runs with the era stacks withheld on a machine where every page passes with them: they
+name each page's era cells (the cells that fail without an era, at that page's commit),
+against which a GPU run without eras is read. Not rows of the table."""
 DEFAULT_PAGES = ("notebooks/", "book/")
 
 
@@ -46,19 +54,31 @@ def pages(paths: list[str]) -> list[str]:
 
 
 def run_page(
-    page: str, *, timeout: int = 900, env: dict[str, str] | None = None
-) -> tuple[bool, float, str]:
-    """Run one page with ``pytest --nbmake``: (passed, seconds, the output's tail)."""
-    t0 = time.perf_counter()
-    proc = subprocess.run(
-        [sys.executable, *environment.PAGE_TESTS, "-n", "0", page],
-        cwd=ROOT,
-        capture_output=True,
-        text=True,
-        timeout=timeout,
-        env=None if env is None else {**os.environ, **env},
-    )
-    return proc.returncode == 0, round(time.perf_counter() - t0, 1), proc.stdout[-3000:]
+    page: str,
+    *,
+    timeout: int = 900,
+    env: dict[str, str] | None = None,
+    allow_errors: bool = False,
+) -> tuple[dict, str]:
+    """Run one page with the book's executor (:mod:`casebook.tools.executor`) in a
+    subprocess of this interpreter, with ``env`` added to the environment: its summary
+    (passed, seconds, the failing cells) and the tail of its error output. With
+    ``allow_errors`` every cell runs, so the summary lists each failing one."""
+    with storage.owned_tempdir("run") as tmp:
+        out = Path(tmp) / Path(page).name
+        flags = ["--allow-errors"] if allow_errors else []
+        proc = subprocess.run(
+            [sys.executable, "-P", executor.__file__, str(ROOT / page), str(out), *flags],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=timeout,
+            env=None if env is None else {**os.environ, **env},
+        )
+        summary_file = Path(f"{out}.json")
+        if not summary_file.exists():  # the executor itself failed
+            return {"passed": False, "seconds": 0.0, "failed_cells": []}, proc.stderr[-3000:]
+        return json.loads(summary_file.read_text()), proc.stderr[-3000:]
 
 
 def _git(*args: str) -> str:
@@ -84,23 +104,45 @@ def page_changed_after(page: str, date: str) -> bool | None:
     return bool(_git("log", "-1", "--format=%h", f"--after={date}T23:59:59", "--", page))
 
 
-def run_pages(paths: list[str], *, timeout: int = 900) -> dict:
-    """Run each page with ``pytest --nbmake`` and return the record of this machine."""
+@contextlib.contextmanager
+def eras_withheld() -> Iterator[dict[str, str]]:
+    """The environment of a run without era stacks, as on a machine that cannot hold them
+    (a GPU image without network: each era's jaxlib alone is larger than what travels).
+    The cache's historical releases are kept; its ``eras/`` is an empty folder, and neither
+    uv nor pip may reach an index, so every era cell fails at once."""
+    from casebook.releases import cache_dir
+
+    with storage.owned_tempdir("no-eras") as tmp:
+        for part in ("releases", "patched", "wheels"):
+            if (cache_dir() / part).exists():
+                (Path(tmp) / part).symlink_to(cache_dir() / part)
+        yield {"CASEBOOK_CACHE": tmp, "UV_OFFLINE": "1", "PIP_NO_INDEX": "1"}
+
+
+def run_pages(paths: list[str], *, timeout: int = 900, without_eras: bool = False) -> dict:
+    """Run each page and return the record of this machine. ``without_eras`` withholds
+    the era stacks (:func:`eras_withheld`) and runs every cell, so the record lists the
+    cells that failed; :class:`RunsTable` compares them with the era cells of the page."""
     from casebook.bench import device_label
 
     outcomes = {}
-    for page in pages(paths):
-        passed, seconds, tail = run_page(page, timeout=timeout)
-        outcomes[page] = {"passed": passed, "seconds": seconds, "commit": page_commit(page)}
-        print(f"{'PASS' if passed else 'FAIL'} {page} ({seconds} s)", flush=True)
-        if not passed:
-            print(tail, flush=True)
+    with contextlib.ExitStack() as stack:
+        env = stack.enter_context(eras_withheld()) if without_eras else None
+        for page in pages(paths):
+            summary, tail = run_page(page, timeout=timeout, env=env, allow_errors=without_eras)
+            outcomes[page] = {**summary, "commit": page_commit(page)}
+            failed = len(summary["failed_cells"])
+            verdict = "PASS" if summary["passed"] else f"FAIL ({failed} cells)"
+            print(f"{verdict} {page} ({summary['seconds']} s)", flush=True)
+            if not summary["passed"] and not without_eras:
+                print(tail, flush=True)
     return {
         "device": device_label(),
         "date": datetime.date.today().isoformat(),
         "python": platform.python_version(),
         "versions": records.versions(),
         "commit": _git("rev-parse", "--short", "HEAD"),
+        "eras": "withheld" if without_eras else "run",
         "pages": outcomes,
     }
 
@@ -126,6 +168,7 @@ class RunsTable(TableDisplay):
     """The stored runs as a table: one row per machine, one column per page."""
 
     runs: list[dict]
+    references: list[dict] = field(default_factory=list)
 
     def changed_since(self, run: dict) -> list[str]:
         """The pages of ``run`` that changed after it: their last commit differs from the
@@ -139,6 +182,27 @@ class RunsTable(TableDisplay):
             elif page_changed_after(page, run["date"]):
                 out.append(page)
         return out
+
+    def era_cells(self, page: str, commit: str) -> set[int] | None:
+        """The cells of ``page`` (at ``commit``) that fail without era stacks on a machine
+        where the page passes with them; None where no such run was stored."""
+        for ref in self.references:
+            got = ref["pages"].get(page)
+            if got and got.get("commit") == commit:
+                return {c["index"] for c in got["failed_cells"]}
+        return None
+
+    def verdict(self, run: dict, page: str, got: dict) -> str:
+        """ "pass (12 s)"; "pass (12 s), 9 era cells not run" for a run without eras whose
+        failing cells are exactly cells that need an era; "FAIL (12 s)" otherwise."""
+        seconds = f"{got['seconds']:.0f} s"
+        if got["passed"]:
+            return f"pass ({seconds})"
+        failed = {c["index"] for c in got.get("failed_cells", [])}
+        eras = self.era_cells(page, got.get("commit", ""))
+        if run.get("eras") == "withheld" and eras is not None and failed <= eras:
+            return f"pass ({seconds}), {len(failed)} era cells not run"
+        return f"FAIL ({seconds})"
 
     def freshness(self) -> str:
         """One line per machine: when it last ran the pages, at which commit, and which
@@ -183,11 +247,7 @@ class RunsTable(TableDisplay):
             for page in pages:
                 got = run["pages"].get(page)
                 mark = " *" if page in changed else ""
-                cells.append(
-                    "-"
-                    if got is None
-                    else f"{'pass' if got['passed'] else 'FAIL'} ({got['seconds']:.0f} s){mark}"
-                )
+                cells.append("-" if got is None else self.verdict(run, page, got) + mark)
             rows.append(cells)
         return Table(
             tuple(head),
@@ -198,7 +258,7 @@ class RunsTable(TableDisplay):
 
 
 def table(store: Path = STORE) -> RunsTable:
-    return RunsTable(load(store))
+    return RunsTable(load(store), load(store / WITHOUT_ERAS.name))
 
 
 def main(argv: list[str]) -> int:
@@ -207,8 +267,15 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("pages", nargs="*", default=list(DEFAULT_PAGES))
     parser.add_argument("--store", type=Path, default=STORE)
+    parser.add_argument(
+        "--without-eras",
+        action="store_true",
+        help="withhold the era stacks and run every cell (a GPU image without network); "
+        f"with --store {WITHOUT_ERAS.relative_to(ROOT)} on a machine where every page "
+        "passes, the reference that names each page's era cells",
+    )
     args = parser.parse_args(argv)
-    record = run_pages(args.pages)
+    record = run_pages(args.pages, without_eras=args.without_eras)
     print(f"stored {save(record, args.store)}")
     return 0 if all(p["passed"] for p in record["pages"].values()) else 1
 

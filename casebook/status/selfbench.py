@@ -134,9 +134,10 @@ def _bench(args: argparse.Namespace) -> int:
         for run in range(args.runs):
             for page in pages:
                 log = Path(tmp) / f"{run}-{Path(page).stem}.jsonl"
-                passed, seconds, tail = runs.run_page(page, env={LOG_ENV: str(log)})
+                summary, tail = runs.run_page(page, env={LOG_ENV: str(log)})
+                seconds = summary["seconds"]
                 times[page].append(seconds)
-                if not passed:
+                if not summary["passed"]:
                     failed.append(page)
                     print(f"FAIL {page}\n{tail}", flush=True)
                 made = (

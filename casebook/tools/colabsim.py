@@ -25,7 +25,7 @@ from pathlib import Path
 
 from casebook import storage
 from casebook.project import LIBRARIES, ROOT
-from casebook.tools import colab, environment, suite
+from casebook.tools import colab, environment, executor, suite
 
 WORK = ROOT / "_build" / "colab-sim"
 #: What Colab preinstalls that these pages touch, plus the kernel and the runner.
@@ -47,22 +47,6 @@ DEFAULT_PAGES = (
     "book/lessons.ipynb",
 )
 
-_RUN = """
-import os, sys, tempfile, nbformat
-from nbclient import NotebookClient
-from traitlets.config import Config
-nb = nbformat.read(sys.argv[1], as_version=4)
-# IPC (no eavesdropping warning), its sockets at an absolute path (the kernel runs elsewhere).
-sockets = tempfile.TemporaryDirectory(prefix=f"casebook-kernel-{os.getpid()}-")
-ipc = {"transport": "ipc", "ip": os.path.join(sockets.name, "kernel")}
-try:
-    NotebookClient(nb, timeout=900, kernel_name="python3", record_timing=True,
-                   resources={"metadata": {"path": sys.argv[2]}},
-                   config=Config({"KernelManager": ipc})).execute()
-finally:
-    nbformat.write(nb, sys.argv[3])
-"""
-
 
 def execute(
     notebook: Path,
@@ -75,8 +59,18 @@ def execute(
     folder, recording each cell's start and end (nbclient's ``record_timing``); write the
     executed notebook to ``out``. Returns ``(passed, seconds, the tail of stderr)``."""
     t0 = time.perf_counter()
+    # The one executor, run as a script (``-P``: its folder is not put on the path): the
+    # bare venv has no casebook until the page's set-up cell installs it.
     proc = subprocess.run(
-        [str(python), "-c", _RUN, str(notebook), str(notebook.parent), str(out)],
+        [
+            str(python),
+            "-P",
+            executor.__file__,
+            str(notebook),
+            str(out),
+            "--cwd",
+            str(notebook.parent),
+        ],
         capture_output=True,
         text=True,
         env=dict(env) if env is not None else None,

@@ -22,7 +22,7 @@ from pathlib import Path
 
 from casebook import storage
 from casebook.project import ROOT
-from casebook.tools import buildcache, colab, suite
+from casebook.tools import buildcache, colab, executor, suite
 
 __all__ = ["WORKERS", "execute_missing", "main", "missing"]
 
@@ -49,34 +49,14 @@ def missing(root: Path = ROOT) -> list[Path]:
 
 
 def _execute(page: Path, root: Path) -> tuple[str, bool, float, str]:
-    import nbformat
-    from nbclient import NotebookClient
-    from traitlets.config import Config
-
+    """Run ``page`` (the one executor) and store its outputs in the build's cache if it
+    passed; ``(page, passed, seconds, the failing cell's error)``."""
     suite.lock_cells()
-    nb = nbformat.read(page, as_version=4)
-    t0 = time.perf_counter()
-    try:
-        # IPC, not TCP: the kernel then has no eavesdropping warning to print per page. Its
-        # sockets need an absolute path: the kernel runs in the page's folder, not ours.
-        with storage.owned_tempdir("kernel") as sockets:
-            ipc = {"transport": "ipc", "ip": str(Path(sockets) / "kernel")}
-            NotebookClient(
-                nb,
-                timeout=TIMEOUT,
-                kernel_name="python3",
-                resources={"metadata": {"path": str(page.parent)}},
-                config=Config({"KernelManager": ipc}),
-            ).execute()
-    except Exception as error:  # the build runs the page again and reports it
-        return (
-            page.name,
-            False,
-            time.perf_counter() - t0,
-            f"{type(error).__name__}: {str(error)[-300:]}",
-        )
-    buildcache.store_executed(root, page, nb)
-    return page.name, True, time.perf_counter() - t0, ""
+    run = executor.execute(page, timeout=TIMEOUT)
+    if not run.passed:  # the build runs the page again and reports it
+        return page.name, False, run.seconds, run.errors[0].error[-300:]
+    buildcache.store_executed(root, page, run.notebook)
+    return page.name, True, run.seconds, ""
 
 
 def execute_missing(

@@ -1,0 +1,157 @@
+"""The one way the book executes a notebook: in a kernel, top to bottom, timing each cell.
+
+Every command that runs a page outside the test command's ``pytest --nbmake`` goes
+through :func:`execute`: the book's pre-build (:mod:`casebook.tools.prebuild`), the page
+profile (:mod:`casebook.status.profile`), the runs a machine stores
+(:mod:`casebook.status.runs`, on a GPU too), and the Colab simulation and the workshop's
+timing (:mod:`casebook.tools.colabsim`), which run this file as a script in a bare venv
+that has no ``casebook`` until the page's set-up cell installs it. So this module imports
+only the standard library at its top, and nbclient when it runs.
+
+The kernel talks over IPC, its sockets in a temp folder named as
+:mod:`casebook.storage` names the folders it can sweep (``casebook-kernel-<pid>-``): no
+"running over TCP without encryption" warning per page, and nothing left behind by a
+killed run that the next test command cannot find.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sys
+import tempfile
+import time
+from collections.abc import Callable
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+__all__ = ["CellRun", "Executed", "execute", "main"]
+
+
+@dataclass(frozen=True)
+class CellRun:
+    """One executed code cell: its index in the notebook, its seconds, and the error it
+    raised (``"NameError: name 'x' is not defined"``), "" when it raised none."""
+
+    index: int
+    seconds: float
+    error: str = ""
+
+
+@dataclass
+class Executed:
+    """A notebook after :func:`execute`: the executed notebook (outputs in place), the wall
+    seconds, and each code cell's run, in order."""
+
+    notebook: Any
+    seconds: float
+    cells: list[CellRun] = field(default_factory=list)
+
+    @property
+    def errors(self) -> list[CellRun]:
+        return [c for c in self.cells if c.error]
+
+    @property
+    def passed(self) -> bool:
+        return not self.errors
+
+    def summary(self) -> dict[str, Any]:
+        """What a record keeps of the run: seconds, pass or fail, and the failing cells."""
+        return {
+            "passed": self.passed,
+            "seconds": round(self.seconds, 1),
+            "failed_cells": [asdict(c) for c in self.errors],
+        }
+
+
+def _error_of(cell: Any) -> str:
+    for output in cell.get("outputs", []):
+        if output.get("output_type") == "error":
+            first = (output.get("evalue") or "").strip().splitlines()
+            return f"{output.get('ename')}: {first[0][:200] if first else ''}"
+    return ""
+
+
+def execute(
+    path: Path,
+    *,
+    timeout: int = 900,
+    allow_errors: bool = False,
+    cwd: Path | None = None,
+    on_cell: Callable[[int, Any, float], None] | None = None,
+) -> Executed:
+    """Run the notebook at ``path`` in a fresh ``python3`` kernel of this environment, from
+    ``cwd`` (default: the notebook's folder), and return it executed.
+
+    Without ``allow_errors`` the run stops at the first failing cell, as a test does; the
+    returned :class:`Executed` then ends with that cell. With it, every cell runs and each
+    failing one is listed (a profile, or a machine's record of which cells fail).
+    ``on_cell(index, cell, seconds)`` is called after each code cell."""
+    import nbformat
+    from nbclient import NotebookClient
+    from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
+    from traitlets.config import Config
+
+    nb = nbformat.read(path, as_version=4)
+    runs: list[CellRun] = []
+    started: dict[int, float] = {}
+
+    def on_start(cell: Any, cell_index: int) -> None:
+        started[cell_index] = time.perf_counter()
+
+    def on_executed(cell: Any, cell_index: int, execute_reply: Any) -> None:
+        seconds = time.perf_counter() - started.get(cell_index, time.perf_counter())
+        expected = "raises-exception" in cell.get("metadata", {}).get("tags", [])
+        runs.append(CellRun(cell_index, round(seconds, 3), "" if expected else _error_of(cell)))
+        if on_cell is not None:
+            on_cell(cell_index, cell, seconds)
+
+    t0 = time.perf_counter()
+    with tempfile.TemporaryDirectory(prefix=f"casebook-kernel-{os.getpid()}-") as sockets:
+        client = NotebookClient(
+            nb,
+            timeout=timeout,
+            kernel_name="python3",
+            allow_errors=allow_errors,
+            record_timing=True,
+            resources={"metadata": {"path": str(cwd or Path(path).parent)}},
+            on_cell_start=on_start,
+            on_cell_executed=on_executed,
+            config=Config({"KernelManager": {"transport": "ipc", "ip": f"{sockets}/kernel"}}),
+        )
+        try:
+            client.execute()
+        except CellExecutionError:
+            pass  # the failing cell is already in ``runs``, with its error
+        except (CellTimeoutError, DeadKernelError) as error:  # the cell never finished
+            at = max(started, default=-1)
+            runs.append(CellRun(at, 0.0, f"{type(error).__name__}: {str(error)[:200]}"))
+    return Executed(nb, time.perf_counter() - t0, runs)
+
+
+def main(argv: list[str]) -> int:
+    """``python executor.py NOTEBOOK OUT [--cwd DIR] [--allow-errors]``: execute NOTEBOOK,
+    write it executed to OUT and the run's summary beside it (``OUT.json``); exit 1 if a
+    cell failed. Runnable as a plain script, in a venv without ``casebook``."""
+    args = list(argv)
+    allow = "--allow-errors" in args
+    args = [a for a in args if a != "--allow-errors"]
+    cwd = None
+    if "--cwd" in args:
+        at = args.index("--cwd")
+        cwd = Path(args[at + 1])
+        del args[at : at + 2]
+    notebook, out = Path(args[0]), Path(args[1])
+    import nbformat
+
+    run = execute(notebook, allow_errors=allow, cwd=cwd)
+    nbformat.write(run.notebook, out)
+    Path(f"{out}.json").write_text(json.dumps(run.summary(), indent=1) + "\n")
+    for cell in run.errors:
+        print(f"cell {cell.index}: {cell.error}", file=sys.stderr)
+    return 0 if run.passed else 1
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
