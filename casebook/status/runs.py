@@ -116,7 +116,14 @@ def eras_withheld() -> Iterator[dict[str, str]]:
         for part in ("releases", "patched", "wheels"):
             if (cache_dir() / part).exists():
                 (Path(tmp) / part).symlink_to(cache_dir() / part)
-        yield {"CASEBOOK_CACHE": tmp, "UV_OFFLINE": "1", "PIP_NO_INDEX": "1"}
+        # uv offline with an empty cache of its own: a wheel cache of this machine would
+        # otherwise build the era after all.
+        yield {
+            "CASEBOOK_CACHE": tmp,
+            "UV_OFFLINE": "1",
+            "UV_CACHE_DIR": str(Path(tmp) / "uv-cache"),
+            "PIP_NO_INDEX": "1",
+        }
 
 
 def run_pages(paths: list[str], *, timeout: int = 900, without_eras: bool = False) -> dict:

@@ -52,6 +52,13 @@ class Stack(PlainText):
     locked_on: str = ""
 
     @property
+    def on_lock(self) -> bool:
+        """Whether this is the lock's stack: a lock at hand and every package at its pin.
+        A page asserts the versions its card names only then; on a GPU image's own jax or
+        in Colab it asserts the behaviour alone."""
+        return bool(self.locked) and not self.off_lock
+
+    @property
     def off_lock(self) -> dict[str, tuple[str, str]]:
         """``{name: (installed, locked)}`` for each package that differs from the lock."""
         return {
