@@ -97,7 +97,7 @@ def test_a_run_without_eras_passes_only_where_it_failed_on_era_cells_alone(tmp_p
         "eras": "withheld",
     }
     table = runs.RunsTable([gpu], [ref])
-    assert table.verdict(gpu, page, gpu["pages"][page]) == "pass (5 s), 1 era cells not run"
+    assert table.verdict(gpu, page, gpu["pages"][page]) == "pass (5 s) except 1 era cells"
     worse = {**gpu["pages"][page], "failed_cells": _cells(12, 40)}
     assert table.verdict(gpu, page, worse) == "FAIL (5 s)"
     other = {**gpu["pages"][page], "commit": "def"}

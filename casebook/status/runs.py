@@ -208,7 +208,7 @@ class RunsTable(TableDisplay):
         failed = {c["index"] for c in got.get("failed_cells", [])}
         eras = self.era_cells(page, got.get("commit", ""))
         if run.get("eras") == "withheld" and eras is not None and failed <= eras:
-            return f"pass ({seconds}), {len(failed)} era cells not run"
+            return f"pass ({seconds}) except {len(failed)} era cells"
         return f"FAIL ({seconds})"
 
     def freshness(self) -> str:
