@@ -40,7 +40,8 @@ from casebook.cases._base import (
     Message,
     Trigger,
 )
-from casebook.cases._findings import TRIGGERS as FINDINGS
+from casebook.cases._findings import SIGNATURES as _FINDING_SIGNATURES, TRIGGERS as FINDINGS
+from casebook.cases._signatures import BugFamily, Pattern, Signature, read_families
 
 _SPACE = re.compile(r"\s+")
 
@@ -49,15 +50,21 @@ OWN = frozenset({"OptimizerCheckError", "ExpectationError", "AssertionError"})
 
 __all__ = [
     "CASES",
+    "FAMILIES",
     "FINDINGS",
+    "SIGNATURES",
     "STATUSES",
+    "BugFamily",
     "Case",
     "CheckSetup",
     "ExpectedError",
     "Issue",
     "Message",
+    "Pattern",
+    "Signature",
     "Trigger",
     "board_triggers",
+    "family",
     "get",
     "is_program",
     "load",
@@ -106,6 +113,31 @@ def load(directory: Path) -> tuple[Case, ...]:
 
 #: Every case, in reading order.
 CASES: tuple[Case, ...] = _ordered(_modules())
+
+
+#: The bug families of the lessons page (``families.toml``), in its order.
+FAMILIES: tuple[BugFamily, ...] = read_families()
+
+
+def _signatures() -> tuple[Signature, ...]:
+    found = tuple(s for c in CASES for s in c.signatures) + _FINDING_SIGNATURES
+    keys = {f.key for f in FAMILIES}
+    for s in found:
+        if s.family not in keys:
+            raise ValueError(f"{s.owner}: [[signature]] names family {s.family!r}, not one of {keys}")
+    return found
+
+
+#: Every case's and finding's signature (what ``explain`` matches a variant by).
+SIGNATURES: tuple[Signature, ...] = _signatures()
+
+
+def family(key: str) -> BugFamily:
+    """The family with this key (``"drift"``, ``"leaf"``, ``"callable"``)."""
+    for f in FAMILIES:
+        if f.key == key:
+            return f
+    raise KeyError(f"no family {key!r}; the registry has {[f.key for f in FAMILIES]}")
 
 
 def get(key: str, cases: Iterable[Case] = CASES) -> Case:
