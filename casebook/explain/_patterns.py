@@ -19,7 +19,7 @@ PLACEHOLDERS = {
     "path": r"[\w.\[\]'\"()]{1,160}",
     "dtype": r"[a-z]{1,10}\d{0,3}(?:<\w{1,10}>)?\[[\d, ]{0,60}\]",
     "type": r"[\w.]{1,160}",
-    "name": r"[A-Za-z_]\w{0,80}",
+    "name": r"(?<!\w)[A-Za-z_]\w{0,80}",
     "any": r".{0,300}?",
 }
 _PLACEHOLDER = re.compile(r"\{(" + "|".join(PLACEHOLDERS) + r")(\d?)\}")
