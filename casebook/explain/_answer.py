@@ -127,8 +127,8 @@ def answer(r: Ranking) -> str:
             f"{family.number if family else ''}, in code of your own; the family's pages follow."
         )
     for c in shown(r):
-        if c.score >= EXACT and c.case is not None and c.message is not None:
-            parts.append(card(c.case, c.message))
+        if c.signature is None and c.case is not None and c.message is not None:
+            parts.append(card(c.case, c.message) + "\n" + "\n".join(_why(c)))
         else:
             parts.append("\n".join(_variant(c, r)))
     return "\n\n".join(parts)
@@ -141,15 +141,18 @@ def hint_line(r: Ranking) -> str | None:
     c = r.candidates[0]
     if r.own is not None:
         return f"casebook: {r.says}; see {url(FAMILIES[0].docname, c.family.anchor if c.family else '')}"
-    if c.case is not None and c.message is not None and c.score >= EXACT:
+    if c.signature is None and c.case is not None and c.message is not None:
         return (
-            f"casebook: this is {c.case.issue.label} (case {c.case.number}, {c.message.versions}); "
+            f"casebook: {'this is' if c.score >= EXACT else 'this looks like'} "
+            f"{c.case.issue.label} (case {c.case.number}, {c.message.versions}); "
             f"the fix is on its card: {url(c.case.docname)} "
             "(or run `python3 -m casebook explain` on the traceback)"
         )
-    where = c.signature or c.family
-    label = c.signature.label if c.signature else f"family {c.family.number if c.family else ''}"
-    page = url(where.docname, where.anchor) if where else ""
+    if c.signature is not None:
+        label, page = c.signature.label, url(c.signature.docname, c.signature.anchor)
+    else:
+        assert c.family is not None
+        label, page = f"family {c.family.number}", url(c.family.docname, c.family.anchor)
     return (
         f"casebook: like {label} ({c.reasons[0]}); see {page} "
         "(or run `python3 -m casebook explain` on the traceback)"
