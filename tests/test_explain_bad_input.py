@@ -18,7 +18,9 @@ _JAVA = """Exception in thread "main" java.lang.NullPointerException: Cannot inv
 \tat com.example.Train.main(Train.java:5)
 """
 _RUST = "thread 'main' panicked at src/main.rs:4:5:\nindex out of bounds: the len is 3 but the index is 7\n"
-_LOG = "".join(f"step {i:08d} loss 0.{i % 9973:04d} lr 1e-3 throughput 1234.5/s\n" for i in range(190_000))
+_LOG = "".join(
+    f"step {i:08d} loss 0.{i % 9973:04d} lr 1e-3 throughput 1234.5/s\n" for i in range(190_000)
+)
 
 BAD = {
     "empty": b"",
@@ -37,7 +39,10 @@ def _run(data: bytes, tmp_path) -> tuple[subprocess.CompletedProcess[str], float
     start = time.perf_counter()
     proc = subprocess.run(
         [sys.executable, "-m", "casebook", "explain", "--file", str(path)],
-        capture_output=True, text=True, cwd=ROOT, timeout=60,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
+        timeout=60,
     )
     return proc, time.perf_counter() - start
 
@@ -47,7 +52,9 @@ def test_bad_input_gets_one_line_and_status_1_within_2_s(name, tmp_path):
     assert name != "log of 10 MB" or len(BAD[name]) >= 10_000_000
     proc, seconds = _run(BAD[name], tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert len(proc.stdout.splitlines()) == 1 and proc.stdout.startswith("casebook explain:"), proc.stdout
+    assert len(proc.stdout.splitlines()) == 1 and proc.stdout.startswith("casebook explain:"), (
+        proc.stdout
+    )
     assert "Traceback" not in proc.stdout + proc.stderr
     assert seconds < 2.0, f"{name}: {seconds:.2f} s"
 
@@ -62,7 +69,9 @@ def test_a_traceback_at_the_end_of_a_10_mb_log_is_still_read(tmp_path):
 def test_a_missing_file_is_one_line_too(tmp_path):
     proc = subprocess.run(
         [sys.executable, "-m", "casebook", "explain", "--file", str(tmp_path / "none.txt")],
-        capture_output=True, text=True, cwd=ROOT,
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
     assert proc.returncode == 1 and len(proc.stdout.splitlines()) == 1 and not proc.stderr
 

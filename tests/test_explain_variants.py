@@ -22,7 +22,9 @@ import pytest
 from casebook import explain
 from casebook.project import ROOT
 
-_spec = importlib.util.spec_from_file_location("measure", ROOT / "tests/explain_variants/measure.py")
+_spec = importlib.util.spec_from_file_location(
+    "measure", ROOT / "tests/explain_variants/measure.py"
+)
 assert _spec and _spec.loader
 measure = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(measure)
@@ -44,7 +46,9 @@ def test_the_corpus_is_large_enough_and_real():
 def test_each_variant_lands_on_its_family_s_card_first(variant):
     name, _, expected, text = variant
     owner, says = measure.answered(text)
-    assert measure.hit(expected, owner, says), f"{name}: expected {expected}, got {owner!r}\n{explain.explain(text)}"
+    assert measure.hit(expected, owner, says), (
+        f"{name}: expected {expected}, got {owner!r}\n{explain.explain(text)}"
+    )
 
 
 @pytest.mark.parametrize("unrelated", UNRELATED, ids=[c[0] for c in UNRELATED])
@@ -67,7 +71,10 @@ def _text(name: str) -> str:
 def test_a_variant_says_why_how_it_differs_and_which_check_to_run():
     answer = explain.explain(_text("dog-scan"))
     assert answer.startswith("check-findings §2: scale_by_distance_over_gradients")
-    assert "why it matched: carry dtype mismatch on `s.max_dist['b']` (bfloat16[] in, float32[] out)" in answer
+    assert (
+        "why it matched: carry dtype mismatch on `s.max_dist['b']` (bfloat16[] in, float32[] out)"
+        in answer
+    )
     assert "DoG's state" in answer and "how yours differs: the finding's trigger is DoG" in answer
     assert "print(check_optimizer(optimizer, params, grads))" in answer
 
@@ -96,9 +103,17 @@ def test_an_exact_wording_still_wins():
 
 def test_the_command_answers_a_variant_with_status_0():
     proc = subprocess.run(
-        [sys.executable, "-m", "casebook", "explain", "--file",
-         str(ROOT / "tests/explain_variants/drift/lbfgs-x64-while.txt")],
-        capture_output=True, text=True, cwd=ROOT,
+        [
+            sys.executable,
+            "-m",
+            "casebook",
+            "explain",
+            "--file",
+            str(ROOT / "tests/explain_variants/drift/lbfgs-x64-while.txt"),
+        ],
+        capture_output=True,
+        text=True,
+        cwd=ROOT,
     )
     assert proc.returncode == 0 and proc.stdout.startswith("optax#1210 (case 4)"), proc.stdout
     assert "x64 switched on" in proc.stdout

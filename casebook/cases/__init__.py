@@ -124,7 +124,9 @@ def _signatures() -> tuple[Signature, ...]:
     keys = {f.key for f in FAMILIES}
     for s in found:
         if s.family not in keys:
-            raise ValueError(f"{s.owner}: [[signature]] names family {s.family!r}, not one of {keys}")
+            raise ValueError(
+                f"{s.owner}: [[signature]] names family {s.family!r}, not one of {keys}"
+            )
     return found
 
 

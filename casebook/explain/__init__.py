@@ -43,10 +43,12 @@ __all__ = [
     "rank",
 ]
 
+
 def explain(text: str) -> str:
     """The answer to ``text`` (a traceback, or a message): the best cards with why they
     matched, or "no match"."""
     return answer(rank(text))
+
 
 def _read(args: argparse.Namespace) -> str:
     if args.file:
@@ -56,6 +58,7 @@ def _read(args: argparse.Namespace) -> str:
     else:
         data = sys.stdin.buffer.read()
     return data.decode("utf-8", errors="replace")
+
 
 def main(argv: list[str]) -> int:
     """``python3 -m casebook explain [TEXT | --file F]``, or the text on standard input;
@@ -70,7 +73,9 @@ def main(argv: list[str]) -> int:
     try:
         text = _read(args)
         if not text.strip():
-            print("casebook explain: empty input: give a traceback (a file, an argument or standard input)")
+            print(
+                "casebook explain: empty input: give a traceback (a file, an argument or standard input)"
+            )
             return 1
         if not is_text(text):
             print("casebook explain: this is not text (binary data?): give a traceback as text")
@@ -82,9 +87,11 @@ def main(argv: list[str]) -> int:
         print(f"casebook explain: cannot read this input ({type(error).__name__}: {error})"[:300])
         return 1
 
+
 def _hint(etype: type[BaseException], value: BaseException, tb: Any = None) -> str | None:
     text = "".join(traceback.format_exception(etype, value, tb))
     return hint_line(rank(text))
+
 
 def load_ipython_extension(ipython: Any) -> None:
     """``%load_ext casebook``: under a traceback the book knows (a case's wording, or a
@@ -103,4 +110,3 @@ def load_ipython_extension(ipython: Any) -> None:
         return None
 
     ipython.set_custom_exc((Exception,), handler)
-

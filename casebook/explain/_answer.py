@@ -73,7 +73,8 @@ def _next(c: Candidate) -> list[str]:
     return [
         "  next, on your set-up (it traces init and update; nothing runs):",
         "    from casebook.check import check_optimizer",
-        f"    print({call.split('  #')[0]})" + (f"  #{call.split('  #')[1]}" if "  #" in call else ""),
+        f"    print({call.split('  #')[0]})"
+        + (f"  #{call.split('  #')[1]}" if "  #" in call else ""),
     ]
 
 
@@ -94,7 +95,10 @@ def _variant(c: Candidate, r: Ranking) -> list[str]:
     yours = f"{r.traceback.exc_type}: {r.traceback.message.splitlines()[0]}"[:160]
     lines = [f"{sig.label}: {title.replace('`', '')}", *_why(c)]
     if c.message is None and sig.differs:
-        lines += ["  how yours differs: " + textwrap.fill(f"{sig.differs}; yours raised {yours}", 84, subsequent_indent="    ")]
+        lines += [
+            "  how yours differs: "
+            + textwrap.fill(f"{sig.differs}; yours raised {yours}", 84, subsequent_indent="    ")
+        ]
     if c.case is not None and c.message is not None:
         lines.append(card(c.case, c.message))
     lines.append(f"  the page: {url(sig.docname, sig.anchor)}")

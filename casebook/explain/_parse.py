@@ -23,8 +23,12 @@ __all__ = ["LIMIT", "Frame", "Traceback", "is_text", "parse"]
 LIMIT = 200_000
 
 _ANSI = re.compile(r"\x1b\[[0-9;]{0,20}[A-Za-z]")
-_PYTHON = re.compile(r'^\s{0,8}File "(?P<file>[^"\n]{1,500})", line (?P<line>\d{1,9}), in (?P<func>\S{1,300})')
-_IPYTHON = re.compile(r"^\s{0,8}File (?P<file>\S{1,500}):(?P<line>\d{1,9}), in (?P<func>[^\s(]{1,300})")
+_PYTHON = re.compile(
+    r'^\s{0,8}File "(?P<file>[^"\n]{1,500})", line (?P<line>\d{1,9}), in (?P<func>\S{1,300})'
+)
+_IPYTHON = re.compile(
+    r"^\s{0,8}File (?P<file>\S{1,500}):(?P<line>\d{1,9}), in (?P<func>[^\s(]{1,300})"
+)
 _CELL = re.compile(r"^\s{0,8}(?P<file>Cell In ?\[\d{1,9}\]), line (?P<line>\d{1,9})")
 _EXCEPTION = re.compile(
     r"^(?P<type>(?:[A-Za-z_]\w{0,100}\.){0,8}[A-Z]\w{0,100}(?:Error|Exception|Warning|Exit|Interrupt))"

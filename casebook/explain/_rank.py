@@ -25,7 +25,16 @@ import re
 from collections.abc import Iterable
 from dataclasses import dataclass, field
 
-from casebook.cases import CASES, FAMILIES, SIGNATURES, BugFamily, Case, Message, Signature, normalize
+from casebook.cases import (
+    CASES,
+    FAMILIES,
+    SIGNATURES,
+    BugFamily,
+    Case,
+    Message,
+    Signature,
+    normalize,
+)
 from casebook.explain._parse import Frame, Traceback, parse
 from casebook.explain._patterns import search
 
@@ -130,7 +139,11 @@ def _own(tb: Traceback, values: dict[str, str]) -> str:
     frame = tb.own_frame()
     assert frame is not None
     api = next(
-        (a for a in ("cond", "switch", "scan", "while_loop", "fori_loop") if f"{a}(" in frame.source),
+        (
+            a
+            for a in ("cond", "switch", "scan", "while_loop", "fori_loop")
+            if f"{a}(" in frame.source
+        ),
         values.get("api", "loop"),
     )
     a, b = values.get("dtype", "one type"), values.get("dtype2", "another")
@@ -161,11 +174,23 @@ def rank(text: str) -> Ranking:
         wording = " ".join(msg.text.split())
         family_wording = any(search(p.regex, wording) for f in FAMILIES for p in f.patterns)
         score = SAME_WORDING if family_wording and generic else EXACT + len(msg.text) / 1000
-        add(Candidate(case.key, score, [f"the book's wording, word for word (through {msg.api})"], case=case, message=msg))
+        add(
+            Candidate(
+                case.key,
+                score,
+                [f"the book's wording, word for word (through {msg.api})"],
+                case=case,
+                message=msg,
+            )
+        )
     own: Frame | None = None
     says = ""
     for family, reason, values in hits:
-        scored = [c for s in SIGNATURES if s.family == family.key and (c := _score(s, tb, message, values))]
+        scored = [
+            c
+            for s in SIGNATURES
+            if s.family == family.key and (c := _score(s, tb, message, values))
+        ]
         evidence = [c for c in scored if c.score > PRIMARY]
         if not tb.libraries and not evidence:
             if family.library:

@@ -114,7 +114,7 @@ def _family(family: BugFamily, cases: list[Case]) -> str:
     lines = [
         f"## Family {family.number}: {family.title.lower()}",
         "",
-        f"[The family on the lessons page](lessons.ipynb). Its messages, in words (what "
+        "[The family on the lessons page](lessons.ipynb). Its messages, in words (what "
         "`explain` matches a wording of yours by):",
         "",
         *[f"- {p.says}." for p in family.patterns],
