@@ -41,7 +41,7 @@ from casebook.cases._base import (
     Trigger,
 )
 from casebook.cases._findings import SIGNATURES as _FINDING_SIGNATURES, TRIGGERS as FINDINGS
-from casebook.cases._signatures import BugFamily, Pattern, Signature, read_families
+from casebook.cases._signatures import BugFamily, Pattern, Signature, read_families, validate
 
 _SPACE = re.compile(r"\s+")
 

@@ -22,7 +22,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-__all__ = ["FAMILIES_FILE", "BugFamily", "Pattern", "Signature", "read_families", "signatures"]
+__all__ = [
+    "FAMILIES_FILE",
+    "BugFamily",
+    "Pattern",
+    "Signature",
+    "read_families",
+    "signatures",
+    "validate",
+]
 
 FAMILIES_FILE = Path(__file__).resolve().parent.parent / "check" / "families.toml"
 """The families' data, kept with the check (whose report links to them); read as a file, so
@@ -144,3 +152,16 @@ def signatures(
             )
         )
     return tuple(out)
+
+
+def validate(found: Iterable[Signature], families: Iterable[BugFamily]) -> tuple[Signature, ...]:
+    """``found``, unchanged, once each names a family of ``families`` (a typo in a case
+    folder's ``family`` fails the registry's import, not a reader's ``explain``)."""
+    keys = {f.key for f in families}
+    found = tuple(found)
+    for s in found:
+        if s.family not in keys:
+            raise ValueError(
+                f"{s.owner}: [[signature]] names family {s.family!r}, not one of {sorted(keys)}"
+            )
+    return found
