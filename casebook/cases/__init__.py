@@ -119,19 +119,10 @@ CASES: tuple[Case, ...] = _ordered(_modules())
 FAMILIES: tuple[BugFamily, ...] = read_families()
 
 
-def _signatures() -> tuple[Signature, ...]:
-    found = tuple(s for c in CASES for s in c.signatures) + _FINDING_SIGNATURES
-    keys = {f.key for f in FAMILIES}
-    for s in found:
-        if s.family not in keys:
-            raise ValueError(
-                f"{s.owner}: [[signature]] names family {s.family!r}, not one of {keys}"
-            )
-    return found
-
-
 #: Every case's and finding's signature (what ``explain`` matches a variant by).
-SIGNATURES: tuple[Signature, ...] = _signatures()
+SIGNATURES: tuple[Signature, ...] = validate(
+    (*(s for c in CASES for s in c.signatures), *_FINDING_SIGNATURES), FAMILIES
+)
 
 
 def family(key: str) -> BugFamily:
