@@ -149,3 +149,25 @@ def test_the_hint_costs_nothing_until_a_cell_raises(monkeypatch):
 
     explain.load_ipython_extension(Shell())
     assert calls == []
+
+
+def test_the_hint_reads_a_real_traceback_of_the_user_s_own_cond(capsys):
+    import jax
+    import jax.numpy as jnp
+
+    class Shell:
+        def set_custom_exc(self, types, handler):
+            self.handler = handler
+
+        def showtraceback(self, exc_tuple, tb_offset=None):
+            pass
+
+    shell = Shell()
+    explain.load_ipython_extension(shell)
+    try:
+        jax.lax.cond(True, lambda x: x.astype(jnp.float16), lambda x: x, jnp.ones(2))
+    except TypeError as error:
+        shell.handler(shell, TypeError, error, error.__traceback__)
+    out = capsys.readouterr().out
+    assert out.startswith("casebook: your own `lax.cond` at test_explain_variants.py:"), out
+    assert "float16[2] in one branch and float32[2] in the other" in out

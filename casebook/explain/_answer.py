@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import textwrap
 
-from casebook.cases import FAMILIES, SIGNATURES, Case, Message, get
+from casebook.cases import SIGNATURES, Case, Message, get
 from casebook.explain._rank import EXACT, Candidate, Ranking
 from casebook.project import BOOK_URL
 
@@ -143,8 +143,8 @@ def hint_line(r: Ranking) -> str | None:
     if not r.candidates:
         return None
     c = r.candidates[0]
-    if r.own is not None:
-        return f"casebook: {r.says}; see {url(FAMILIES[0].docname, c.family.anchor if c.family else '')}"
+    if r.own is not None and c.family is not None:
+        return f"casebook: {r.says}; see {url(c.family.docname, c.family.anchor)}"
     if c.signature is None and c.case is not None and c.message is not None:
         return (
             f"casebook: {'this is' if c.score >= EXACT else 'this looks like'} "

@@ -35,7 +35,7 @@ from casebook.cases import (
     Signature,
     normalize,
 )
-from casebook.explain._parse import Frame, Traceback, parse
+from casebook.explain._parse import LIMIT, Frame, Traceback, parse
 from casebook.explain._patterns import search
 
 __all__ = ["EXACT", "FRAME", "HINT", "MARK", "SAME_WORDING", "Candidate", "Ranking", "find", "rank"]
@@ -77,7 +77,7 @@ class Ranking:
 def find(text: str, cases: Iterable[Case] = CASES) -> list[tuple[Case, Message]]:
     """The known messages that ``text`` (a traceback, or a message) contains, the longest
     first; empty when none does."""
-    seen = normalize(text[-200_000:])
+    seen = normalize(text[-LIMIT:])
     found = [
         (case, message)
         for case in cases
