@@ -95,10 +95,8 @@ def _variant(c: Candidate, r: Ranking) -> list[str]:
     yours = f"{r.traceback.exc_type}: {r.traceback.message.splitlines()[0]}"[:160]
     lines = [f"{sig.label}: {title.replace('`', '')}", *_why(c)]
     if c.message is None and sig.differs:
-        lines += [
-            "  how yours differs: "
-            + textwrap.fill(f"{sig.differs}; yours raised {yours}", 84, subsequent_indent="    ")
-        ]
+        said = f"how yours differs: {sig.differs}; yours raised {yours}"
+        lines.append(textwrap.fill(said, 92, initial_indent="  ", subsequent_indent="    "))
     if c.case is not None and c.message is not None:
         lines.append(card(c.case, c.message))
     lines.append(f"  the page: {url(sig.docname, sig.anchor)}")

@@ -91,6 +91,14 @@ def _fill(template: str, values: dict[str, str]) -> str:
     return re.sub(r"\{(\w+)\}", lambda m: values.get(m[1], m[0]), template)
 
 
+def _generic(regex: str, wording: str) -> bool:
+    """Whether a family's pattern matches ``wording`` and takes nothing specific from it
+    (no path, dtype, type or name): a wording any code prints, such as ``cond branches
+    must have equal output types but they differ.``"""
+    values = search(regex, wording)
+    return values is not None and not set(values) - {"api"}
+
+
 def _family_hits(tb: Traceback, text: str) -> list[tuple[BugFamily, str, dict[str, str]]]:
     """Each family whose pattern the message holds: the reason and the values."""
     hits = []
@@ -172,13 +180,18 @@ def rank(text: str) -> Ranking:
 
     for case, msg in exact:
         wording = " ".join(msg.text.split())
-        family_wording = any(search(p.regex, wording) for f in FAMILIES for p in f.patterns)
+        family_wording = any(_generic(p.regex, wording) for f in FAMILIES for p in f.patterns)
         score = SAME_WORDING if family_wording and generic else EXACT + len(msg.text) / 1000
         add(
             Candidate(
                 case.key,
                 score,
-                [f"the book's wording, word for word (through {msg.api})"],
+                [
+                    f"this case's wording, through {msg.api}; any code whose branches or "
+                    "carry disagree prints it too"
+                    if score == SAME_WORDING
+                    else f"the book's wording, word for word (through {msg.api})"
+                ],
                 case=case,
                 message=msg,
             )
