@@ -26,6 +26,7 @@ BAD = {
     "empty": b"",
     "blank": b"   \n\n\t",
     "binary": bytes(range(256)) * 4096,
+    "binary, no NUL": bytes(range(1, 256)) * 4096,
     "log of 10 MB": _LOG.encode(),
     "java": _JAVA.encode(),
     "rust": _RUST.encode(),

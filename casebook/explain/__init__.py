@@ -57,7 +57,10 @@ def _read(args: argparse.Namespace) -> str:
         return " ".join(args.text)
     else:
         data = sys.stdin.buffer.read()
-    return data.decode("utf-8", errors="replace")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError:  # a log in another encoding: every byte is a character
+        return data.decode("latin-1")
 
 
 def main(argv: list[str]) -> int:
