@@ -61,9 +61,13 @@ class Frame:
 
     def matches(self, signature: str) -> bool:
         """Whether the frame is ``"file.py"`` or ``"file.py:function"`` (a suffix of the
-        path, then the function's name, or the end of a dotted name)."""
+        path, then the function's name, or the end of a dotted name), or in ``"folder/"``
+        (a folder of the path: ``"optax/"``)."""
         path, _, function = signature.partition(":")
-        if not self.file.replace("\\", "/").endswith(path):
+        file = self.file.replace("\\", "/")
+        if path.endswith("/"):
+            return f"/{path}" in file
+        if not file.endswith(path):
             return False
         return not function or self.function == function or self.function.endswith("." + function)
 
