@@ -19,6 +19,7 @@ another language's trace) is answered in one line with exit status 1.
 from __future__ import annotations
 
 import argparse
+import os
 import sys
 import traceback
 from pathlib import Path
@@ -86,6 +87,9 @@ def main(argv: list[str]) -> int:
         ranking = rank(text)
         print(answer(ranking))
         return 0 if ranking.candidates else 1
+    except BrokenPipeError:  # `explain ... | head`: the reader has what they wanted
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
     except Exception as error:  # never a traceback of its own: one line, status 1
         print(f"casebook explain: cannot read this input ({type(error).__name__}: {error})"[:300])
         return 1

@@ -91,16 +91,21 @@ def _variant(c: Candidate, r: Ranking) -> list[str]:
             f"  the family: {url(family.docname, family.anchor)}",
             *_next(c),
         ]
-    title = sig.title or (get(sig.owner).summary if not sig.owner.startswith("finding-") else "")
+    family_line = f"  the family: {url(family.docname, family.anchor)}"
     yours = f"{r.traceback.exc_type}: {r.traceback.message.splitlines()[0]}"[:160]
-    lines = [f"{sig.label}: {title.replace('`', '')}", *_why(c)]
-    if c.message is None and sig.differs:
+    if c.case is not None and c.message is not None:  # the case's wording, and its signature
+        lines = [card(c.case, c.message), *_why(c)]
+    else:
+        title = sig.title or (
+            get(sig.owner).summary if not sig.owner.startswith("finding-") else ""
+        )
+        lines = [f"{sig.label}: {title.replace('`', '')}", *_why(c)]
+    if sig.differs and not c.exact:
         said = f"how yours differs: {sig.differs}; yours raised {yours}"
         lines.append(textwrap.fill(said, 92, initial_indent="  ", subsequent_indent="    "))
-    if c.case is not None and c.message is not None:
-        lines.append(card(c.case, c.message))
-    lines.append(f"  the page: {url(sig.docname, sig.anchor)}")
-    lines.append(f"  the family: {url(family.docname, family.anchor)}")
+    if c.message is None:
+        lines.append(f"  the page: {url(sig.docname, sig.anchor)}")
+    lines.append(family_line)
     return lines + _next(c)
 
 
@@ -129,7 +134,7 @@ def answer(r: Ranking) -> str:
             f"{family.number if family else ''}, in code of your own; the family's pages follow."
         )
     for c in shown(r):
-        if c.signature is None and c.case is not None and c.message is not None:
+        if c.family is None and c.case is not None and c.message is not None:
             parts.append(card(c.case, c.message) + "\n" + "\n".join(_why(c)))
         else:
             parts.append("\n".join(_variant(c, r)))
@@ -143,9 +148,9 @@ def hint_line(r: Ranking) -> str | None:
     c = r.candidates[0]
     if r.own is not None and c.family is not None:
         return f"casebook: {r.says}; see {url(c.family.docname, c.family.anchor)}"
-    if c.signature is None and c.case is not None and c.message is not None:
+    if c.case is not None and c.message is not None:
         return (
-            f"casebook: {'this is' if c.score >= EXACT else 'this looks like'} "
+            f"casebook: {'this is' if c.exact else 'this looks like'} "
             f"{c.case.issue.label} (case {c.case.number}, {c.message.versions}); "
             f"the fix is on its card: {url(c.case.docname)} "
             "(or run `python3 -m casebook explain` on the traceback)"

@@ -61,6 +61,7 @@ class Candidate:
     signature: Signature | None = None
     case: Case | None = None
     message: Message | None = None
+    exact: bool = False  # the case's wording, word for word, and not one any code prints
 
 
 @dataclass
@@ -194,6 +195,7 @@ def rank(text: str) -> Ranking:
                 ],
                 case=case,
                 message=msg,
+                exact=score >= EXACT,
             )
         )
     own: Frame | None = None
@@ -221,7 +223,7 @@ def rank(text: str) -> Ranking:
             if prior is not None and prior.message is not None:
                 c.score += prior.score
                 c.reasons += prior.reasons
-                c.message, c.case = prior.message, prior.case
+                c.message, c.case, c.exact = prior.message, prior.case, prior.exact
             add(c)
         add(Candidate(f"family-{family.key}", FAMILY, [reason], family=family))
     ranked = sorted(by_owner.values(), key=lambda c: -c.score)
