@@ -13,7 +13,7 @@ from __future__ import annotations
 import textwrap
 
 from casebook.cases import SIGNATURES, Case, Message, get
-from casebook.explain._rank import EXACT, Candidate, Ranking
+from casebook.explain._rank import Candidate, Ranking
 from casebook.project import BOOK_URL
 
 __all__ = ["ERRORS_PAGE", "NO_MATCH", "answer", "card", "hint_line", "shown", "url"]
