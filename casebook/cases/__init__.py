@@ -11,7 +11,10 @@ releases by :mod:`casebook.releases`). ``CASES`` lists them in reading order (by
 adding a folder (``python3 -m casebook new`` writes one from ``template/``; CONTRIBUTING.md).
 :data:`FINDINGS` holds the status-board rows that belong to no case (the bugs the book's
 check found, ``findings/``); :func:`board_triggers` orders every row for the board;
-:func:`unlisted` names the asserted wordings no case lists.
+:func:`unlisted` names the asserted wordings no case lists. :data:`FAMILIES` are the bug
+families of the lessons page (``casebook/check/families.toml``: their message patterns) and
+:data:`SIGNATURES` what each case folder and finding declares marks a variant as its own
+(``[[signature]]``), which ``explain`` ranks a traceback by.
 
 Standard library only at import time: the case modules import jax and friends inside
 their functions, so the scaffold command and old-release child processes can import this.
