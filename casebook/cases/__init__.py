@@ -11,7 +11,10 @@ releases by :mod:`casebook.releases`). ``CASES`` lists them in reading order (by
 adding a folder (``python3 -m casebook new`` writes one from ``template/``; CONTRIBUTING.md).
 :data:`FINDINGS` holds the status-board rows that belong to no case (the bugs the book's
 check found, ``findings/``); :func:`board_triggers` orders every row for the board;
-:func:`unlisted` names the asserted wordings no case lists.
+:func:`unlisted` names the asserted wordings no case lists. :data:`FAMILIES` are the bug
+families of the lessons page (``casebook/check/families.toml``: their message patterns) and
+:data:`SIGNATURES` what each case folder and finding declares marks a variant as its own
+(``[[signature]]``), which ``explain`` ranks a traceback by.
 
 Standard library only at import time: the case modules import jax and friends inside
 their functions, so the scaffold command and old-release child processes can import this.
@@ -40,7 +43,8 @@ from casebook.cases._base import (
     Message,
     Trigger,
 )
-from casebook.cases._findings import TRIGGERS as FINDINGS
+from casebook.cases._findings import SIGNATURES as _FINDING_SIGNATURES, TRIGGERS as FINDINGS
+from casebook.cases._signatures import BugFamily, Pattern, Signature, read_families, validate
 
 _SPACE = re.compile(r"\s+")
 
@@ -49,15 +53,21 @@ OWN = frozenset({"OptimizerCheckError", "ExpectationError", "AssertionError"})
 
 __all__ = [
     "CASES",
+    "FAMILIES",
     "FINDINGS",
+    "SIGNATURES",
     "STATUSES",
+    "BugFamily",
     "Case",
     "CheckSetup",
     "ExpectedError",
     "Issue",
     "Message",
+    "Pattern",
+    "Signature",
     "Trigger",
     "board_triggers",
+    "family",
     "get",
     "is_program",
     "load",
@@ -106,6 +116,24 @@ def load(directory: Path) -> tuple[Case, ...]:
 
 #: Every case, in reading order.
 CASES: tuple[Case, ...] = _ordered(_modules())
+
+
+#: The bug families of the lessons page (``families.toml``), in its order.
+FAMILIES: tuple[BugFamily, ...] = read_families()
+
+
+#: Every case's and finding's signature (what ``explain`` matches a variant by).
+SIGNATURES: tuple[Signature, ...] = validate(
+    (*(s for c in CASES for s in c.signatures), *_FINDING_SIGNATURES), FAMILIES
+)
+
+
+def family(key: str) -> BugFamily:
+    """The family with this key (``"drift"``, ``"leaf"``, ``"callable"``)."""
+    for f in FAMILIES:
+        if f.key == key:
+            return f
+    raise KeyError(f"no family {key!r}; the registry has {[f.key for f in FAMILIES]}")
 
 
 def get(key: str, cases: Iterable[Case] = CASES) -> Case:

@@ -26,6 +26,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from casebook.cases._signatures import Signature, signatures
+
 __all__ = [
     "FACTS_FILE",
     "STATUSES",
@@ -177,6 +179,7 @@ class Case:
     triggers: tuple[Trigger, ...] = ()
     checks: tuple[CheckSetup, ...] = field(default=())
     messages: tuple[Message, ...] = ()  # every wording the book asserts (the Errors page)
+    signatures: tuple[Signature, ...] = ()  # what marks a variant as this case's (explain)
     fix: str = ""  # the card's "Do this": scripts/fix.py, runs on today's release
     wrong: str = ""  # the card's "You probably wrote": scripts/wrong.py
     reporter: str = ""  # the reporter's program, the story's repro: scripts/reporter.py
@@ -376,6 +379,12 @@ def read_case(module_file: str | Path, *builders: Callable[[], Mapping[str, Any]
         triggers=tuple(trigger(t) for t in facts.get("trigger", ())),
         checks=tuple(check(c) for c in facts.get("check", ())),
         messages=tuple(message(m) for m in facts.get("message", ())),
+        signatures=signatures(
+            facts.get("signature", ()),
+            folder.name.replace("_", "-"),
+            f"{issue.label} (case {case['number']})",
+            docname,
+        ),
         fix=text("fix"),
         wrong=text("wrong"),
         reporter=text("reporter"),

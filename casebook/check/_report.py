@@ -9,16 +9,45 @@ findings without importing the whole check.
 
 from __future__ import annotations
 
+import functools
 import html
+import tomllib
 from dataclasses import dataclass
+from pathlib import Path
 from typing import Any, Literal
 
 from casebook.display import PlainText, Table
+from casebook.project import BOOK_URL
 
-__all__ = ["CheckReport", "Family", "Finding", "OptimizerCheckError", "Severity", "first_line"]
+__all__ = [
+    "CheckReport",
+    "Family",
+    "Finding",
+    "OptimizerCheckError",
+    "Severity",
+    "family_page",
+    "first_line",
+]
 
 Family = Literal["state drift", "non-array leaf", "callable hyperparameter", "crash"]
 Severity = Literal["error", "warning", "note"]
+
+
+@functools.cache
+def _anchors() -> dict[str, str]:
+    """Each family's section of the lessons page, from ``families.toml`` (the families'
+    one home, read by the registry and ``explain`` too)."""
+    with open(Path(__file__).resolve().parent / "families.toml", "rb") as f:
+        rows = tomllib.load(f)["family"]
+    return {row["check_family"]: row["anchor"] for row in rows}
+
+
+def family_page(family: str) -> str:
+    """The published section of the lessons page on ``family`` (``"state drift"``), where
+    the family's cases, findings and fixes are; ``""`` for a family the page has not
+    (``"crash"``)."""
+    anchor = _anchors().get(family)
+    return f"{BOOK_URL}book/lessons.html#{anchor}" if anchor else ""
 
 
 class OptimizerCheckError(ValueError):
@@ -76,7 +105,9 @@ class CheckReport(PlainText, list[Finding]):
         )
         if not self:
             return head + "; nothing found"
-        return "\n".join([head] + [f"  {f}" for f in self])
+        pages = [(f, family_page(f)) for f in sorted(self.families())]
+        links = [f"  the {f} family, its cases and fixes: {url}" for f, url in pages if url]
+        return "\n".join([head] + [f"  {f}" for f in self] + links)
 
     def table(self) -> Table:
         """The findings as a :class:`~casebook.display.Table`, one row each."""

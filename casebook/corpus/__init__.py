@@ -28,6 +28,7 @@ import jax.numpy as jnp
 import numpy as np
 
 from casebook.check import check_optimizer, default_grads
+from casebook.corpus._axes import main_axes
 from casebook.corpus._cases import case_set_ups
 from casebook.corpus._setups import Built, SetUp, generated_set_ups
 from casebook.corpus._wide import focus_set_ups, wide_set_ups
@@ -252,8 +253,16 @@ def main(argv: list[str] | None = None) -> int:
         action="store_true",
         help="call the check as its first version could be called (without update_params, grads_dtype or steps=None)",
     )
+    parser.add_argument(
+        "--axes",
+        action="store_true",
+        help="instead, the axes the oracle does not cover: a loss in another dtype than the "
+        "params, a donated init state, live buffers of an eager loop (minutes)",
+    )
     parser.add_argument("-v", "--verbose", action="store_true", help="one line per set-up")
     args = parser.parse_args(sys.argv[1:] if argv is None else argv)
+    if args.axes:
+        return main_axes(args.only, args.verbose)
     check = _load_check(args.check) if args.check else None
     set_ups = representative_set_ups() if args.representative else all_set_ups(args.wide)
     set_ups = [s for s in set_ups if args.only in s.name]

@@ -4,7 +4,9 @@ A reader who pastes an error into the book's search (or a web search) lands here
 message is page text (not a cell's output), with the releases that print it, the call it
 came through, and links to the case's proof and fix. The page is written from the
 registry's :class:`~casebook.cases.Message` entries, the same data ``python3 -m casebook
-explain`` reads; ``tests/test_errors.py`` runs each message's code on its stack and checks
+explain`` reads, grouped by the family of the lessons page each case belongs to (its
+``[[signature]]``'s family), each group opening with the family's patterns in words, the
+ones ``explain`` matches a wording of the reader's own by (``casebook/check/families.toml``); ``tests/test_errors.py`` runs each message's code on its stack and checks
 that it prints the text the page shows, and that the page is in sync.
 
 ``python3 -m casebook sync`` writes the page (:func:`page_text`).
@@ -14,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from casebook.cases import CASES, Case, Message
+from casebook.cases import CASES, FAMILIES, SIGNATURES, BugFamily, Case, Message
 from casebook.project import ROOT
 
 __all__ = ["PAGE", "page_text"]
@@ -31,6 +33,12 @@ yours (the book's search box, or your browser's find). Each message links to the
 section that produces and asserts it, and to the case's card, whose first screen says what
 to do. From a terminal, `python3 -m casebook explain` reads a whole traceback and prints the
 same answer; in IPython or Jupyter, `%load_ext casebook` adds it under a matching traceback.
+
+The messages are grouped by the three families of {doc}`lessons`. Each group opens with
+what the family's messages look like, in words: `explain` matches those patterns (with the
+frames of your traceback and the names in your optimizer's state) when your wording is not
+below word for word, and answers with the family's case or finding, why it matched and the
+`check_optimizer` call to run next.
 
 Each message below is produced by running its code on its stack (`tests/test_errors.py`),
 so a wording that changes fails the book's tests before this page can go stale.
@@ -58,7 +66,7 @@ def _group(case: Case, same: list[Message]) -> str:
     ]
     return "\n".join(
         [
-            f"### {first.exc_type}: {short}{today}",
+            f"#### {first.exc_type}: {short}{today}",
             "",
             "```text",
             f"{first.exc_type}: {first.text}",
@@ -86,7 +94,7 @@ def _page(case: Case) -> str:
 
 def _case(case: Case) -> str:
     head = [
-        f"## Case {case.number}: {case.issue.label}",
+        f"### Case {case.number}: {case.issue.label}",
         "",
         f"{case.summary}. [The case]({_page(case)}) · [upstream]({case.issue.url})",
         "",
@@ -95,7 +103,39 @@ def _case(case: Case) -> str:
     return "\n".join(head) + "\n".join(_group(case, same) for same in _groups(case))
 
 
+def _family_of(case: Case) -> str:
+    """The key of the case's family (its first signature's), or ``""``."""
+    return case.signatures[0].family if case.signatures else ""
+
+
+def _family(family: BugFamily, cases: list[Case]) -> str:
+    """One family's group: its patterns in words, its findings, then its cases."""
+    findings = [s for s in SIGNATURES if s.family == family.key and s.owner.startswith("finding-")]
+    lines = [
+        f"## Family {family.number}: {family.title.lower()}",
+        "",
+        "[The family on the lessons page](lessons.ipynb). Its messages, in words (what "
+        "`explain` matches a wording of yours by):",
+        "",
+        *[f"- {p.says}." for p in family.patterns],
+        "",
+    ]
+    if findings:
+        lines += [
+            "The check's findings of this family (no case of their own, so no message below): "
+            + "; ".join(f"[{s.label}](check-findings.ipynb), {s.title}" for s in findings)
+            + ".",
+            "",
+        ]
+    return "\n".join(lines) + "\n" + "\n".join(_case(c) for c in cases)
+
+
 def page_text(cases: Iterable[Case] = CASES) -> str:
     """The whole page, as :func:`main` writes it."""
-    sections = [_case(c) for c in cases if c.messages]
-    return _INTRO + "\n" + "\n".join(sections).rstrip() + "\n"
+    cases = [c for c in cases if c.messages]
+    sections = [_family(f, [c for c in cases if _family_of(c) == f.key]) for f in FAMILIES]
+    known = {f.key for f in FAMILIES}
+    other = [c for c in cases if _family_of(c) not in known]
+    if other:
+        sections.append("## Other messages\n\n" + "\n".join(_case(c) for c in other))
+    return _INTRO + "\n" + "\n".join(s.rstrip() + "\n" for s in sections).rstrip() + "\n"
