@@ -264,10 +264,13 @@ def test_a_new_case_walks_the_documented_path(tmp_path):
     ``explain``, on the board and in the workshop plan."""
     root = _copy(tmp_path)
     before = _files(root)
+    nn = f"{max(c.number for c in cases.load(root / 'casebook' / 'cases')) + 1:02d}"
     args = ["optax-9999", "--issue", "https://github.com/google-deepmind/optax/issues/9999"]
     args += ["--title", 'A "new" bug', "--opened", "2026-01-02", "--root", str(root)]
     assert scaffold.main([*args, "--no-sync"]) == 0
     assert scaffold.main([*args, "--no-sync"]) == 2  # the folder exists already
+    taken = ["optax-9998", *args[1:], "--number", "1", "--no-sync"]
+    assert scaffold.main(taken) == 2  # a number another case holds
     folder = root / "casebook" / "cases" / "optax_9999"
 
     # Fill the data and a one-line program: the wrong code, its message, the card's block.
@@ -287,7 +290,7 @@ def test_a_new_case_walks_the_documented_path(tmp_path):
     )
     hand = {k for k, v in _files(root).items() if before.get(k) != v}
     outside = {p for p in hand if not p.startswith("casebook/cases/optax_9999/")}
-    notebook = "notebooks/06-optax-9999-a-new-bug.ipynb"
+    notebook = f"notebooks/{nn}-optax-9999-a-new-bug.ipynb"
     assert outside == {notebook, "_toc.yml", "book/references.bib"}, outside
     assert {p.removeprefix("casebook/cases/optax_9999/") for p in hand - outside} == {
         "case.toml",
@@ -327,5 +330,5 @@ def test_a_new_case_walks_the_documented_path(tmp_path):
     assert "optax#9999" in [t.key for t in cases.board_triggers(new)]
     teach = (root / "book" / "teach.md").read_text()
     assert case.workshop["title"] in teach and plan.NOT_MEASURED in teach
-    assert plan.unmeasured(cases=new) == ["06-optax-9999-a-new-bug"]
+    assert plan.unmeasured(cases=new) == [f"{nn}-optax-9999-a-new-bug"]
     assert "optax-9999" in (root / "README.md").read_text()
