@@ -12,7 +12,7 @@ from typing import Any
 from casebook.cases._base import read_case
 
 
-def _counting(start: Any) -> Any:
+def counting(start: Any) -> Any:
     """A gradient transformation that passes gradients through and counts its steps in its
     state, starting from ``start``: the pattern of diffrax's ``num_steps = 0``."""
     import jax.numpy as jnp
@@ -32,7 +32,7 @@ def weak_scalar_state() -> dict[str, Any]:
     after one update, so a jitted step is traced and compiled once more (a note, no error)."""
     import jax.numpy as jnp
 
-    return {"optimizer": _counting(0), "params": {"w": jnp.ones(3)}, "steps": 2}
+    return {"optimizer": counting(0), "params": {"w": jnp.ones(3)}, "steps": 2}
 
 
 def strong_scalar_state() -> dict[str, Any]:
@@ -41,7 +41,7 @@ def strong_scalar_state() -> dict[str, Any]:
     import jax.numpy as jnp
 
     start = jnp.asarray(0, jnp.int32)
-    return {"optimizer": _counting(start), "params": {"w": jnp.ones(3)}, "steps": 2}
+    return {"optimizer": counting(start), "params": {"w": jnp.ones(3)}, "steps": 2}
 
 
 CASE = read_case(__file__, weak_scalar_state, strong_scalar_state)
