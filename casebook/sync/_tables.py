@@ -48,7 +48,7 @@ def render(file: str, cases: Iterable[Case], config: Path = colab.CONFIG) -> str
     if file == "book/teach.md":
         lines = ["| page | open in Colab |", "|---|---|"]
         lines += [
-            f"| case {c.number}, {c.issue.label} | {_colab(c.docname + '.ipynb', config)} |"
+            f"| case {c.number}, {_link(c)} | {_colab(c.docname + '.ipynb', config)} |"
             for c in cases
         ]
         lines += [f"| {name} | {_colab(path, config)} |" for name, path in _MORE_COLAB]
@@ -73,9 +73,7 @@ def current(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def rewritten(
-    text: str, file: str, cases: Iterable[Case], config: Path = colab.CONFIG
-) -> str:
+def rewritten(text: str, file: str, cases: Iterable[Case], config: Path = colab.CONFIG) -> str:
     """``text`` (the file ``file``, one of :data:`FILES`) with its table rendered anew."""
     if current(text) is None:
         raise ValueError(f"{file}: no {BEGIN} ... {END} markers around the case table")
