@@ -49,11 +49,14 @@ def _code(case: Case, root: Path) -> str:
 def check_tables(all_cases: tuple[Case, ...], root: Path) -> None:
     for file in tables.FILES:
         table = tables.current((root / file).read_text())
-        assert table == tables.render(file, all_cases), (
+        config = root / "_config.yml"
+        assert table == tables.render(file, all_cases, config), (
             f"{file}: the case table is not the registry's; run `python3 -m casebook sync`"
         )
         for case in all_cases:
-            assert case.issue.url in table and case.docname in table and case.summary in table
+            assert case.issue.url in table and case.docname in table
+            # the Colab links of book/teach.md name each page, not what breaks
+            assert case.summary in table or file == "book/teach.md"
 
 
 def check_toc(all_cases: tuple[Case, ...], root: Path) -> None:
