@@ -1,23 +1,28 @@
-"""The case tables of README.md and book/intro.md, written from the registry.
+"""The case tables of README.md, book/intro.md and book/teach.md, written from the registry.
 
 Each file holds its table between two marker comments, ``<!-- cases:begin -->`` and
 ``<!-- cases:end -->``. :func:`render` writes the table for a file and :func:`rewritten`
 puts it between the markers; ``python3 -m casebook sync`` writes the files, and
-``tests/test_sync.py`` fails while one is stale. Standard library only.
+``tests/test_sync.py`` fails while one is stale. book/teach.md's table is the pages' Colab
+links, built from the ``repository:`` block of ``_config.yml``. Standard library only.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Callable, Iterable
+from pathlib import Path
 
 from casebook.cases._base import Case
+from casebook.tools import colab
 
 __all__ = ["BEGIN", "END", "FILES", "current", "render", "rewritten"]
 
 BEGIN, END = "<!-- cases:begin -->", "<!-- cases:end -->"
 #: The files with a case table, relative to the repository root.
-FILES = ("README.md", "book/intro.md")
+FILES = ("README.md", "book/intro.md", "book/teach.md")
+#: The pages after the cases that book/teach.md links to Colab too.
+_MORE_COLAB = (("lessons", "book/lessons.ipynb"),)
 
 _BLOCK = re.compile(re.escape(BEGIN) + r"\n(.*?)" + re.escape(END), re.S)
 
@@ -31,9 +36,23 @@ def _link(case: Case) -> str:
     return f"[{case.issue.label}]({case.issue.url})"
 
 
-def render(file: str, cases: Iterable[Case]) -> str:
-    """The markdown table of ``cases`` for ``file`` (one of :data:`FILES`)."""
-    if file == "README.md":
+def _colab(path: str, config: Path) -> str:
+    url, branch = colab.repository(config)
+    repo = url.removeprefix("https://github.com/").rstrip("/")
+    return f"<https://colab.research.google.com/github/{repo}/blob/{branch}/{path}>"
+
+
+def render(file: str, cases: Iterable[Case], config: Path = colab.CONFIG) -> str:
+    """The markdown table of ``cases`` for ``file`` (one of :data:`FILES`); ``config`` is the
+    ``_config.yml`` whose repository the Colab links open."""
+    if file == "book/teach.md":
+        lines = ["| page | open in Colab |", "|---|---|"]
+        lines += [
+            f"| case {c.number}, {_link(c)} | {_colab(c.docname + '.ipynb', config)} |"
+            for c in cases
+        ]
+        lines += [f"| {name} | {_colab(path, config)} |" for name, path in _MORE_COLAB]
+    elif file == "README.md":
         lines = ["| # | upstream issue | what breaks | notebook |", "|---|---|---|---|"]
         lines += [f"| {c.number} | {_link(c)} | {c.summary} | `{c.notebook}` |" for c in cases]
     elif file == "book/intro.md":
@@ -54,8 +73,9 @@ def current(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def rewritten(text: str, file: str, cases: Iterable[Case]) -> str:
+def rewritten(text: str, file: str, cases: Iterable[Case], config: Path = colab.CONFIG) -> str:
     """``text`` (the file ``file``, one of :data:`FILES`) with its table rendered anew."""
     if current(text) is None:
         raise ValueError(f"{file}: no {BEGIN} ... {END} markers around the case table")
-    return _BLOCK.sub(_literal(f"{BEGIN}\n{render(file, tuple(cases))}{END}"), text, count=1)
+    table = render(file, tuple(cases), config)
+    return _BLOCK.sub(_literal(f"{BEGIN}\n{table}{END}"), text, count=1)

@@ -83,8 +83,14 @@ def scaffold(
     opened: str,
     slug: str | None,
     libraries: list[str],
+    number: int | None = None,
 ) -> list[Path]:
-    """Write a new case ``key`` into the checkout at ``root``; return the files written."""
+    """Write a new case ``key`` into the checkout at ``root``; return the files written.
+
+    ``number`` is the case's place in reading order (its notebook's ``NN``); by default the
+    registry's highest number plus one. Give it when another case is being added beside this
+    one on a parallel branch, so the two do not both take the next number.
+    """
     if not re.fullmatch(r"[a-z][a-z0-9]*-\d+", key):
         raise ValueError(f"KEY must look like optax-1234 (library-issue number), not {key!r}")
     folder = root / "casebook" / "cases" / key.replace("-", "_")
@@ -92,7 +98,11 @@ def scaffold(
     if folder.exists():
         raise ValueError(f"{folder} exists already")
     cases = load(root / "casebook" / "cases")
-    number = max((c.number for c in cases), default=0) + 1
+    taken = {c.number for c in cases}
+    if number is None:
+        number = max(taken, default=0) + 1
+    elif number < 1 or number in taken:
+        raise ValueError(f"--number {number} is taken or not positive (taken: {sorted(taken)})")
     docname = f"notebooks/{number:02d}-{key}-{slug or _slug(title)}"
     issue = _base.Issue(url, title, opened, None, bib_key=key.replace("-", ""))
     values = {
@@ -159,6 +169,12 @@ def main(argv: list[str]) -> int:
     )
     parser.add_argument("--slug", help="the notebook name's tail (default: from the title)")
     parser.add_argument("--libraries", default="optax,jax", help="comma-separated")
+    parser.add_argument(
+        "--number",
+        type=int,
+        help="the case's number, NN in its notebook's name (default: the highest plus one); "
+        "give it when another case is being added in parallel",
+    )
     parser.add_argument("--root", type=Path, default=ROOT, help=argparse.SUPPRESS)
     parser.add_argument("--no-sync", action="store_true", help=argparse.SUPPRESS)  # tests
     args = parser.parse_args(argv)
@@ -171,6 +187,7 @@ def main(argv: list[str]) -> int:
             opened=args.opened,
             slug=args.slug,
             libraries=args.libraries.split(","),
+            number=args.number,
         )
     except ValueError as e:
         print(f"casebook new: {e}")

@@ -1,0 +1,4 @@
+import jax.numpy as jnp, equinox as eqx
+
+double = eqx.filter_closure_convert(lambda x: 2 * x, jnp.float32(1.0))
+print(double(jnp.ones(2, jnp.float32)))
