@@ -23,7 +23,7 @@ __all__ = ["leftovers", "owned_tempdir", "process_alive", "remove_leftovers", "w
 
 
 def write_text(path: Path, text: str) -> Path:
-    """Write ``text`` to ``path`` atomically: into a temporary file beside it, flushed to
+    """Write ``text`` to ``path`` atomically (its folder made first): into a temporary file beside it, flushed to
     disk, then renamed over it. On any error (``ENOSPC``, say) the temporary file is
     removed, ``path`` keeps its old content (or stays absent) and the error propagates.
 
@@ -34,6 +34,7 @@ def write_text(path: Path, text: str) -> Path:
         '{}\\n'
     """
     path = Path(path)
+    path.parent.mkdir(parents=True, exist_ok=True)
     fd, scratch = tempfile.mkstemp(prefix=f".{path.name}.", suffix=".tmp", dir=path.parent)
     try:
         with os.fdopen(fd, "w") as f:

@@ -302,3 +302,23 @@ def test_a_magic_line_is_a_label_on_the_web(site, case):
     magic = re.compile(r"^(%%on_release|%load_ext casebook)", re.M)
     assert not [c for c in code if magic.search(c)]
     assert 'class="casebook-ran-on"' in page
+
+
+def test_the_teach_page_links_the_handouts_the_site_holds(site):
+    """A teacher gets the editions from the site: teach.html links a student zip and a
+    teacher zip, and both are there, holding every workshop page's edition (the student
+    zip the committed editions the Colab links open; the teacher zip with solutions)."""
+    import zipfile
+
+    from casebook import workshop
+
+    teach = (site / "book" / "teach.html").read_text()
+    names = {f"{Path(p).name}.ipynb" for p in workshop.PAGES}
+    for kind in ("student", "teacher"):
+        assert f'href="../handouts/{kind}.zip"' in teach, kind
+        with zipfile.ZipFile(site / "handouts" / f"{kind}.zip") as z:
+            assert {Path(n).name for n in z.namelist()} == names, kind
+            if kind == "teacher":
+                edition = json.loads(z.read(f"teacher/{sorted(names)[0]}"))
+                tags = [t for c in edition["cells"] for t in c["metadata"].get("tags", [])]
+                assert workshop.EXERCISE_TAG in tags and "check" in tags

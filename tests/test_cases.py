@@ -230,12 +230,13 @@ the case folders)."""
 
 def _copy(tmp_path: Path) -> Path:
     """What sync reads and writes, copied to ``tmp_path``: the case folders, the pages, the
-    book's Markdown and the root's files."""
+    book's Markdown, the handouts and the root's files."""
     root = tmp_path / "checkout"
     skip = shutil.ignore_patterns("__pycache__", "measurements", "_ext", "_static")
     shutil.copytree(ROOT / "casebook" / "cases", root / "casebook" / "cases", ignore=skip)
     shutil.copytree(ROOT / "notebooks", root / "notebooks", ignore=skip)
     shutil.copytree(ROOT / "book", root / "book", ignore=skip)
+    shutil.copytree(ROOT / "handouts", root / "handouts", ignore=skip)
     for file in INPUTS:
         shutil.copy(ROOT / file, root / file)
     return root
@@ -336,7 +337,9 @@ def test_a_new_case_walks_the_documented_path(tmp_path):
     assert "optax#9999" in [t.key for t in cases.board_triggers(new)]
     teach = (root / "book" / "teach.md").read_text()
     assert case.workshop["title"] in teach and plan.NOT_MEASURED in teach
-    assert f"/{notebook}>" in teach, "sync wrote no Colab link for the new case"
+    assert f"/{notebook})" in teach, "sync wrote no Colab link for the new case"
+    handout = root / "handouts" / "student" / Path(notebook).name
+    assert handout.is_file() and f"/handouts/student/{handout.name})" in teach, "no handout"
     # the new case joins the cases not yet timed (any other is test_workshop.py's to report)
     assert plan.unmeasured(cases=new) == [*plan.unmeasured(), f"{nn}-optax-9999-a-new-bug"]
     assert "optax-9999" in (root / "README.md").read_text()

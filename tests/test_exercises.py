@@ -150,7 +150,9 @@ def test_the_teaching_page_links_every_case_and_the_lessons_to_colab():
         assert (ROOT / link.removeprefix(prefix)).is_file(), f"Colab link to a missing file: {link}"
     linked = {link.split(f"/blob/{branch}/")[-1] for link in links}
     wanted = {str(p.relative_to(ROOT)) for p in NOTEBOOKS} | {"book/lessons.ipynb"}
-    assert wanted <= linked, f"no Colab link for {wanted - linked}"
+    handouts = {str(p.relative_to(ROOT)) for p in (ROOT / "handouts" / "student").glob("*.ipynb")}
+    assert len(handouts) >= 2, "no student edition committed under handouts/student/"
+    assert wanted | handouts <= linked, f"no Colab link for {(wanted | handouts) - linked}"
 
 
 def test_the_teaching_page_quotes_run_times_only_in_its_generated_plan():

@@ -224,3 +224,23 @@ def test_the_plan_s_figures_count_the_edition_as_it_is_now(page):
             f"{page}: {key} {stored[key]} stored, {now[key]} now; "
             "run `python3 -m casebook workshop --colab-sim` and `python3 -m casebook sync`"
         )
+
+
+def test_the_handouts_are_the_student_editions_and_the_zips_hold_them(tmp_path):
+    """The committed handouts are each workshop page's student edition as cut now, and
+    the site's zips (written after an HTML build) hold them and the teacher editions."""
+    import zipfile
+
+    from casebook import workshop
+
+    committed = workshop.handouts()
+    assert len(committed) == len(PAGES)
+    for path, text in committed.items():
+        assert path.read_text() == text, f"{path} is stale: run python3 -m casebook sync"
+        cells = json.loads(text)["cells"]
+        assert not [c for c in cells if "check" in c["metadata"].get("tags", [])], path
+    student, teacher = workshop.zip_handouts(tmp_path)
+    with zipfile.ZipFile(student) as z:
+        assert sorted(z.namelist()) == sorted(f"student/{p.name}" for p in committed)
+    with zipfile.ZipFile(teacher) as z:
+        assert len(z.namelist()) == len(PAGES)

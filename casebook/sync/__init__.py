@@ -13,7 +13,9 @@ them, and from the package's other single sources:
 * the Errors page (``book/errors.md``), grouped by case, from the messages;
 * the API page (``book/api.md``), from the packages' ``__all__``;
 * the workshop plan in ``book/teach.md``, a block per case (its ``[workshop]`` table),
-  with the measured minutes.
+  with the measured minutes;
+* the student edition of each workshop page (``handouts/student/``), committed so that
+  the teach page's Colab links open it from the repository.
 
 :func:`expected` computes all of them without writing; :func:`sync` writes those that
 differ; :func:`stale` lists them, and ``tests/test_sync.py`` fails, naming this command,
@@ -69,6 +71,7 @@ def _page(path: Path, root: Path, cases: Iterable[Case]) -> str:
 
 def expected(root: Path = ROOT) -> dict[Path, str]:
     """Every generated file under ``root`` and the text it must hold."""
+    from casebook import workshop
     from casebook.status import apipage, errorspage
     from casebook.sync import _tables
     from casebook.tools import colab, pairs
@@ -88,6 +91,9 @@ def expected(root: Path = ROOT) -> dict[Path, str]:
     out[root / "book" / "api.md"] = apipage.page_text()
     teach = root / "book" / "teach.md"
     out[teach] = plan.rewritten(out.get(teach, teach.read_text()), cases)  # after its table
+    out.update(
+        workshop.handouts(root, out, plan.pages(cases))
+    )  # cut from the pages as written above
     return out
 
 

@@ -36,22 +36,30 @@ def _link(case: Case) -> str:
     return f"[{case.issue.label}]({case.issue.url})"
 
 
-def _colab(path: str, config: Path) -> str:
+def _colab_url(path: str, config: Path) -> str:
     url, branch = colab.repository(config)
     repo = url.removeprefix("https://github.com/").rstrip("/")
-    return f"<https://colab.research.google.com/github/{repo}/blob/{branch}/{path}>"
+    return f"https://colab.research.google.com/github/{repo}/blob/{branch}/{path}"
+
+
+def _handout(docname: str) -> str:
+    """The committed student edition of a page (``sync`` writes it)."""
+    return f"handouts/student/{Path(docname).name}.ipynb"
 
 
 def render(file: str, cases: Iterable[Case], config: Path = colab.CONFIG) -> str:
     """The markdown table of ``cases`` for ``file`` (one of :data:`FILES`); ``config`` is the
     ``_config.yml`` whose repository the Colab links open."""
     if file == "book/teach.md":
-        lines = ["| page | open in Colab |", "|---|---|"]
+        lines = ["| page | student edition | full page |", "|---|---|---|"]
+        rows = [(f"case {c.number}, {_link(c)}", c.docname, bool(c.workshop)) for c in cases]
+        rows += [(name, path.removesuffix(".ipynb"), True) for name, path in _MORE_COLAB]
         lines += [
-            f"| case {c.number}, {_link(c)} | {_colab(c.docname + '.ipynb', config)} |"
-            for c in cases
+            f"| {name} | "
+            + (f"[open in Colab]({_colab_url(_handout(doc), config)})" if handout else "none")
+            + f" | [open in Colab]({_colab_url(doc + '.ipynb', config)}) |"
+            for name, doc, handout in rows
         ]
-        lines += [f"| {name} | {_colab(path, config)} |" for name, path in _MORE_COLAB]
     elif file == "README.md":
         lines = ["| # | upstream issue | what breaks | notebook |", "|---|---|---|---|"]
         lines += [f"| {c.number} | {_link(c)} | {c.summary} | `{c.notebook}` |" for c in cases]

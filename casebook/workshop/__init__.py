@@ -28,6 +28,10 @@ __all__ = [
     "BOOK_URL",
     "DEFAULT_OUT",
     "EXERCISE_TAG",
+    "HANDOUTS",
+    "handouts",
+    "notebook_text",
+    "zip_handouts",
     "PAGES",
     "Edition",
     "RawMyST",
@@ -61,9 +65,54 @@ printed first.
 """
 
 
+HANDOUTS = Path("handouts")
+"""Where the student editions are committed (``sync`` writes them, so that a Colab link
+can open each from the repository), and where the built site holds them and the zips."""
+
+
+def notebook_text(notebook: dict) -> str:
+    """An edition as its file holds it."""
+    return json.dumps(notebook, indent=1, ensure_ascii=False) + "\n"
+
+
+def handouts(
+    root: Path = ROOT,
+    pages_text: dict[Path, str] | None = None,
+    pages: tuple[str, ...] = PAGES,
+) -> dict[Path, str]:
+    """``{root/handouts/student/NAME.ipynb: text}``: the student edition of each workshop
+    page (``pages``), cut from the page as ``pages_text`` holds it (what ``sync`` is about
+    to write), or from its file."""
+    out = {}
+    for page in pages:
+        text = (pages_text or {}).get(root / f"{page}.ipynb")
+        edition = cut(page, root=root, notebook=json.loads(text) if text else None)
+        out[root / HANDOUTS / "student" / f"{edition.name}.ipynb"] = notebook_text(edition.student)
+    return out
+
+
+def zip_handouts(site: Path, root: Path = ROOT) -> tuple[Path, Path]:
+    """Write ``site/handouts/student.zip`` (the committed student editions) and
+    ``site/handouts/teacher.zip`` (each page's teacher edition, cut now) into a built site;
+    the two paths. The teach page links both."""
+    import zipfile
+
+    folder = site / HANDOUTS
+    folder.mkdir(parents=True, exist_ok=True)
+    student, teacher = folder / "student.zip", folder / "teacher.zip"
+    with zipfile.ZipFile(student, "w", zipfile.ZIP_DEFLATED) as z:
+        for path in sorted((root / HANDOUTS / "student").glob("*.ipynb")):
+            z.write(path, f"student/{path.name}")
+    with zipfile.ZipFile(teacher, "w", zipfile.ZIP_DEFLATED) as z:
+        for page in PAGES:
+            edition = cut(page, root=root)
+            z.writestr(f"teacher/{edition.name}.ipynb", notebook_text(edition.teacher))
+    return student, teacher
+
+
 def _write(path: Path, notebook: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    storage.write_text(path, json.dumps(notebook, indent=1, ensure_ascii=False) + "\n")
+    storage.write_text(path, notebook_text(notebook))
 
 
 def _count(notebook: dict) -> int:

@@ -186,9 +186,13 @@ def _intro(page: str, teacher: bool) -> dict:
     )
 
 
-def cut(page: str, *, benchmarks: bool = False, root: Path = ROOT) -> Edition:
-    """The student and teacher editions of ``page`` (``"notebooks/01-..."``, no suffix)."""
-    nb = json.loads((root / f"{page}.ipynb").read_text())
+def cut(
+    page: str, *, benchmarks: bool = False, root: Path = ROOT, notebook: dict | None = None
+) -> Edition:
+    """The student and teacher editions of ``page`` (``"notebooks/01-..."``, no suffix),
+    cut from its notebook under ``root``, or from ``notebook`` (the page as ``sync`` is
+    about to write it)."""
+    nb = notebook if notebook is not None else json.loads((root / f"{page}.ipynb").read_text())
     links = _myst.Links.of_book(root)
     exercises = [0]
     student: list[tuple[dict, bool]] = []

@@ -1,0 +1,25 @@
+"""The book's own Sphinx extension: the workshop's handouts, published with the site.
+
+A teacher gets the editions from the built book, not from a clone: after an HTML build,
+``handouts/student.zip`` (the student editions ``sync`` commits under ``handouts/student/``,
+which the teach page's Colab links open from the repository) and ``handouts/teacher.zip``
+(each page's teacher edition, with the solutions and their checks) are written into the
+site (:func:`casebook.workshop.zip_handouts`). The teach page links both.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from casebook import workshop
+
+
+def _write_handouts(app: Any, exception: Exception | None) -> None:
+    if exception is None and app.builder.format == "html":
+        workshop.zip_handouts(Path(app.outdir))
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.connect("build-finished", _write_handouts)
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
