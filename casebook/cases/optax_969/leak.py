@@ -1,5 +1,7 @@
 """Case 6, optax#969: what an eager ``radam`` step leaves alive, with each fix and without.
 
+On any release: run with ``releases.run_program("optax_969.leak", target)``.
+
 Each variant runs ``STEPS`` eager ``update`` + ``apply_updates`` steps (no ``jit``) on a
 two-leaf model after ``WARMUP`` steps, and returns the growth per step of
 ``jax.live_arrays()``: buffers and bytes, and the entries of jax's cache of traced ``cond``
@@ -75,7 +77,6 @@ def measure(opt, step_fn=None):
         "cache entries/step": (after[2] - before[2]) / STEPS,
         "reference leaves": len(jax.tree_util.tree_leaves(moment)),
         "reference bytes": sum(x.nbytes for x in jax.tree_util.tree_leaves(moment)),
-        "cached": cache is not None,
     }
 
 
@@ -88,6 +89,37 @@ def radam_fix_a(learning_rate=1e-3):
     module = importlib.util.module_from_spec(spec)
     exec(compile(source, transform.__file__, "exec"), module.__dict__)
     return optax.chain(module.scale_by_radam(), optax.scale(-learning_rate))
+
+
+@variant("what stays alive")
+def alive():
+    """After 3 eager steps: the cache's entries, and the ``lambda`` s of ``update_fn`` that
+    are still alive, with what each closes over."""
+    import gc
+    import types
+
+    opt, params = optax.radam(1e-3), {"w": jnp.zeros((256, 256)), "b": jnp.zeros(256)}
+    state = opt.init(params)
+    cache = cond_cache()
+    start = cache.cache_info().currsize if cache else 0
+    for _ in range(3):
+        _, state = opt.update(params, state)
+    gc.collect()
+    kept = [
+        f
+        for f in gc.get_objects()
+        if isinstance(f, types.FunctionType)
+        and f.__qualname__.endswith("update_fn.<locals>.<lambda>")
+        and f.__code__.co_filename.endswith("transform.py")
+        and f.__closure__
+    ]
+    held = {
+        name: {k: f"{v.dtype}{list(v.shape)}" for k, v in cell.cell_contents.items()}
+        for f in kept[:1]
+        for name, cell in zip(f.__code__.co_freevars, f.__closure__)
+    }
+    entries = cache.cache_info().currsize - start if cache else 0
+    return {"new cache entries": entries, "lambdas alive": len(kept), "first closes over": held}
 
 
 @variant("radam")
@@ -126,3 +158,4 @@ def radam_b():
                 "jax._src.lax.control_flow.conditionals",
             ):
                 setattr(sys.modules[name], cached.__name__, cached)
+

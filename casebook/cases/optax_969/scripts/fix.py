@@ -1,7 +1,10 @@
-# The card's "Do this": the fixed program, in plain library code, that runs on today's
-# release and prints a line that shows it worked; the page's fix cell is this file.
-import jax
-import jax.numpy as jnp
-import optax
+import jax, jax.numpy as jnp, optax
 
-print("optax-969: the fix (CONTRIBUTING.md)")
+opt = optax.radam(1e-3)
+params = {"w": jnp.zeros((256, 256)), "b": jnp.zeros(256)}
+grads, state = jax.tree_util.tree_map(lambda p: p + 0.01, params), opt.init(params)
+update = jax.jit(opt.update)  # traced once; every step runs the compiled update
+for step in range(1, 31):
+    updates, state = update(grads, state)
+    params = optax.apply_updates(params, updates)
+print(f"step 30: {len(jax.live_arrays())} live arrays")

@@ -1,7 +1,10 @@
-# The card's "You probably wrote": the smallest program a user writes that raises the card's
-# message, in plain library code (no magics, no casebook); the page's repro cell runs it.
-import jax
-import jax.numpy as jnp
-import optax
+import jax, jax.numpy as jnp, optax
 
-raise NotImplementedError("optax-969: the wrong code (CONTRIBUTING.md)")
+opt = optax.radam(1e-3)
+params = {"w": jnp.zeros((256, 256)), "b": jnp.zeros(256)}
+grads, state = jax.tree_util.tree_map(lambda p: p + 0.01, params), opt.init(params)
+for step in range(1, 31):
+    updates, state = opt.update(grads, state)  # eager: no jax.jit
+    params = optax.apply_updates(params, updates)
+    if step % 10 == 0:
+        print(f"step {step}: {len(jax.live_arrays())} live arrays")
