@@ -287,7 +287,9 @@ def test_a_new_case_walks_the_documented_path(tmp_path):
     )
     hand = {k for k, v in _files(root).items() if before.get(k) != v}
     outside = {p for p in hand if not p.startswith("casebook/cases/optax_9999/")}
-    notebook = "notebooks/06-optax-9999-a-new-bug.ipynb"
+    number = max(c.number for c in cases.CASES) + 1  # after the book's last case
+    docname = f"{number:02d}-optax-9999-a-new-bug"
+    notebook = f"notebooks/{docname}.ipynb"
     assert outside == {notebook, "_toc.yml", "book/references.bib"}, outside
     assert {p.removeprefix("casebook/cases/optax_9999/") for p in hand - outside} == {
         "case.toml",
@@ -302,7 +304,7 @@ def test_a_new_case_walks_the_documented_path(tmp_path):
     assert {notebook, "README.md", "book/intro.md", "book/errors.md", "book/teach.md"} <= written
     new = cases.load(root / "casebook" / "cases")
     case = new[-1]
-    assert (case.key, case.number, case.issue.label) == ("optax-9999", 6, "optax#9999")
+    assert (case.key, case.number, case.issue.label) == ("optax-9999", number, "optax#9999")
 
     # The card and the repro cell are the data's; the page's checks hold on the data's text.
     cells = json.loads((root / notebook).read_text())["cells"]
@@ -327,5 +329,5 @@ def test_a_new_case_walks_the_documented_path(tmp_path):
     assert "optax#9999" in [t.key for t in cases.board_triggers(new)]
     teach = (root / "book" / "teach.md").read_text()
     assert case.workshop["title"] in teach and plan.NOT_MEASURED in teach
-    assert plan.unmeasured(cases=new) == ["06-optax-9999-a-new-bug"]
+    assert plan.unmeasured(cases=new) == [*plan.unmeasured(), docname]
     assert "optax-9999" in (root / "README.md").read_text()

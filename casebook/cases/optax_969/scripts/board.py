@@ -5,9 +5,9 @@ import optax
 
 opt = optax.radam(1e-3)
 params = {"w": jnp.zeros((64, 64)), "b": jnp.zeros(64)}
-grads, state = jax.tree_util.tree_map(lambda p: p + 0.01, params), opt.init(params)
+grads, state = jax.tree.map(lambda p: p + 0.01, params), opt.init(params)
 live = []
-for step in range(12):
+for _ in range(12):
     updates, state = opt.update(grads, state)  # eager
     params = optax.apply_updates(params, updates)
     live.append(len(jax.live_arrays()))

@@ -2,8 +2,8 @@ import jax, jax.numpy as jnp, optax
 
 opt = optax.radam(1e-3)
 params = {"w": jnp.zeros((256, 256)), "b": jnp.zeros(256)}
-grads, state = jax.tree_util.tree_map(lambda p: p + 0.01, params), opt.init(params)
-update = jax.jit(opt.update)  # traced once; every step runs the compiled update
+grads, state = jax.tree.map(lambda p: p + 0.01, params), opt.init(params)
+update = jax.jit(opt.update)  # traced once, then compiled calls
 for step in range(1, 31):
     updates, state = update(grads, state)
     params = optax.apply_updates(params, updates)

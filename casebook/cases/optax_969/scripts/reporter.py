@@ -16,7 +16,7 @@ def loss(params):
 opt = optax.radam(learning_rate=1e-2)
 state = opt.init(params)
 live = []
-for step in range(20):
+for _ in range(20):
     grads = jax.grad(loss)(params)
     updates, state = opt.update(grads, state, params)
     params = optax.apply_updates(params, updates)
