@@ -158,4 +158,3 @@ def radam_b():
                 "jax._src.lax.control_flow.conditionals",
             ):
                 setattr(sys.modules[name], cached.__name__, cached)
-
