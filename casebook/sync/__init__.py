@@ -8,7 +8,8 @@ them, and from the package's other single sources:
   ``_config.yml``), the program blocks (from the program modules), and in a case page the
   card and each exercise's "What a correct answer prints" (:mod:`casebook.sync._card`);
   then each page's MyST twin (``.md``);
-* the case tables of ``README.md`` and ``book/intro.md``;
+* the case tables of ``README.md`` and ``book/intro.md``, and the Colab links of
+  ``book/teach.md``;
 * the Errors page (``book/errors.md``), grouped by case, from the messages;
 * the API page (``book/api.md``), from the packages' ``__all__``;
 * the workshop plan in ``book/teach.md``, a block per case (its ``[workshop]`` table),
@@ -80,12 +81,15 @@ def expected(root: Path = ROOT) -> dict[Path, str]:
         text = _page(page, root, cases)
         out[page] = text
         out[pairs.twin(page)] = pairs.myst(text)
+    config = root / "_config.yml"
+    repository = colab.repository(config if config.exists() else colab.CONFIG)
     for file in _tables.FILES:
-        out[root / file] = _tables.rewritten((root / file).read_text(), file, cases)
+        text = out.get(root / file) or (root / file).read_text()
+        if file == "book/teach.md":
+            text = plan.rewritten(text, cases)
+        out[root / file] = _tables.rewritten(text, file, cases, repository=repository)
     out[root / "book" / "errors.md"] = errorspage.page_text(cases)
     out[root / "book" / "api.md"] = apipage.page_text()
-    teach = root / "book" / "teach.md"
-    out[teach] = plan.rewritten(teach.read_text(), cases)
     return out
 
 

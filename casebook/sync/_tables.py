@@ -1,4 +1,5 @@
-"""The case tables of README.md and book/intro.md, written from the registry.
+"""The case tables of README.md, book/intro.md and book/teach.md (its Colab links), written
+from the registry.
 
 Each file holds its table between two marker comments, ``<!-- cases:begin -->`` and
 ``<!-- cases:end -->``. :func:`render` writes the table for a file and :func:`rewritten`
@@ -17,7 +18,9 @@ __all__ = ["BEGIN", "END", "FILES", "current", "render", "rewritten"]
 
 BEGIN, END = "<!-- cases:begin -->", "<!-- cases:end -->"
 #: The files with a case table, relative to the repository root.
-FILES = ("README.md", "book/intro.md")
+FILES = ("README.md", "book/intro.md", "book/teach.md")
+#: The address a notebook of the repository opens in Colab from, before its path.
+COLAB = "https://colab.research.google.com/github/{repo}/blob/{branch}/"
 
 _BLOCK = re.compile(re.escape(BEGIN) + r"\n(.*?)" + re.escape(END), re.S)
 
@@ -31,8 +34,9 @@ def _link(case: Case) -> str:
     return f"[{case.issue.label}]({case.issue.url})"
 
 
-def render(file: str, cases: Iterable[Case]) -> str:
-    """The markdown table of ``cases`` for ``file`` (one of :data:`FILES`)."""
+def render(file: str, cases: Iterable[Case], *, repository: tuple[str, str] = ("", "")) -> str:
+    """The markdown table of ``cases`` for ``file`` (one of :data:`FILES`); ``repository``
+    is ``(url, branch)`` of ``_config.yml``, which the Colab links of book/teach.md open."""
     if file == "README.md":
         lines = ["| # | upstream issue | what breaks | notebook |", "|---|---|---|---|"]
         lines += [f"| {c.number} | {_link(c)} | {c.summary} | `{c.notebook}` |" for c in cases]
@@ -43,6 +47,12 @@ def render(file: str, cases: Iterable[Case]) -> str:
             f"{{doc}}`case {c.number} <../{c.docname}>` |"
             for c in cases
         ]
+    elif file == "book/teach.md":
+        url, branch = repository
+        base = COLAB.format(repo=url.removeprefix("https://github.com/").rstrip("/"), branch=branch)
+        lines = ["| page | open in Colab |", "|---|---|"]
+        lines += [f"| case {c.number}, {c.issue.label} | <{base}{c.notebook}> |" for c in cases]
+        lines += [f"| lessons | <{base}book/lessons.ipynb> |"]
     else:
         raise ValueError(f"no case table for {file}; known: {FILES}")
     return "\n".join(lines) + "\n"
@@ -54,8 +64,11 @@ def current(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def rewritten(text: str, file: str, cases: Iterable[Case]) -> str:
+def rewritten(
+    text: str, file: str, cases: Iterable[Case], *, repository: tuple[str, str] = ("", "")
+) -> str:
     """``text`` (the file ``file``, one of :data:`FILES`) with its table rendered anew."""
     if current(text) is None:
         raise ValueError(f"{file}: no {BEGIN} ... {END} markers around the case table")
-    return _BLOCK.sub(_literal(f"{BEGIN}\n{render(file, tuple(cases))}{END}"), text, count=1)
+    table = render(file, tuple(cases), repository=repository)
+    return _BLOCK.sub(_literal(f"{BEGIN}\n{table}{END}"), text, count=1)
