@@ -15,7 +15,7 @@ WARMUP, STEPS = 3, 10
 COMPILES = [0]
 
 
-def _count(event: str, duration: float, **kwargs: str | int) -> None:
+def _count(event: str, duration_secs: float, **kwargs: str | int) -> None:
     if "backend_compile" in event:
         COMPILES[0] += 1
 
