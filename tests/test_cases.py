@@ -53,7 +53,9 @@ def check_tables(all_cases: tuple[Case, ...], root: Path) -> None:
             f"{file}: the case table is not the registry's; run `python3 -m casebook sync`"
         )
         for case in all_cases:
-            assert case.issue.url in table and case.docname in table and case.summary in table
+            assert case.docname in table
+            if file != "book/teach.md":  # the teaching page's table: only the Colab links
+                assert case.issue.url in table and case.summary in table
 
 
 def check_toc(all_cases: tuple[Case, ...], root: Path) -> None:

@@ -4,7 +4,9 @@ from the registry.
 Each file holds its table between two marker comments, ``<!-- cases:begin -->`` and
 ``<!-- cases:end -->``. :func:`render` writes the table for a file and :func:`rewritten`
 puts it between the markers; ``python3 -m casebook sync`` writes the files, and
-``tests/test_sync.py`` fails while one is stale. Standard library only.
+``tests/test_sync.py`` fails while one is stale. Standard library only (the Colab links
+read ``_config.yml`` through :func:`casebook.tools.colab.repository`, imported where they
+are rendered).
 """
 
 from __future__ import annotations
@@ -34,9 +36,10 @@ def _link(case: Case) -> str:
     return f"[{case.issue.label}]({case.issue.url})"
 
 
-def render(file: str, cases: Iterable[Case], *, repository: tuple[str, str] = ("", "")) -> str:
+def render(file: str, cases: Iterable[Case], *, repository: tuple[str, str] | None = None) -> str:
     """The markdown table of ``cases`` for ``file`` (one of :data:`FILES`); ``repository``
-    is ``(url, branch)`` of ``_config.yml``, which the Colab links of book/teach.md open."""
+    is ``(url, branch)``, which the Colab links of book/teach.md open (default: the
+    ``repository:`` block of the book's ``_config.yml``)."""
     if file == "README.md":
         lines = ["| # | upstream issue | what breaks | notebook |", "|---|---|---|---|"]
         lines += [f"| {c.number} | {_link(c)} | {c.summary} | `{c.notebook}` |" for c in cases]
@@ -48,6 +51,10 @@ def render(file: str, cases: Iterable[Case], *, repository: tuple[str, str] = ("
             for c in cases
         ]
     elif file == "book/teach.md":
+        if repository is None:
+            from casebook.tools import colab
+
+            repository = colab.repository()
         url, branch = repository
         base = COLAB.format(repo=url.removeprefix("https://github.com/").rstrip("/"), branch=branch)
         lines = ["| page | open in Colab |", "|---|---|"]
@@ -65,7 +72,7 @@ def current(text: str) -> str | None:
 
 
 def rewritten(
-    text: str, file: str, cases: Iterable[Case], *, repository: tuple[str, str] = ("", "")
+    text: str, file: str, cases: Iterable[Case], *, repository: tuple[str, str] | None = None
 ) -> str:
     """``text`` (the file ``file``, one of :data:`FILES`) with its table rendered anew."""
     if current(text) is None:
