@@ -103,7 +103,8 @@ def _is_module(name: str) -> bool:
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)
 def test_the_card_answers_in_the_first_screen(case):
     card = _first_markdown(case)
-    assert "{admonition} If you got here from this error" in card
+    heading = "If you got here from this error" if case.raises else "If your program shows this"
+    assert "{admonition} " + heading in card
     assert case.card["today"] in card and case.why in card and case.still_open in card
     wrong = card.index("**You probably wrote**\n\n```python\n" + case.wrong + "\n```")
     language, do = case.do_this
@@ -142,7 +143,8 @@ def test_the_card_s_code_is_run_by_the_hidden_cell_after_the_set_up(case):
     assert _tags(check) >= {"card-check", "remove-cell"}
     source = _source(check)
     assert "releases.run(card.wrong" in source and "releases.run(card.fix_program)" in source
-    assert "card.today_shown(" in source and 'card.card["fix_prints"]' in source
+    shown = "card.today_shown(" if case.raises else "card.today_printed(wrong.stdout)"
+    assert shown in source and 'card.card["fix_prints"]' in source
 
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)

@@ -239,12 +239,28 @@ class Case:
         or, where the fix is an upgrade, the very code the card says you wrote."""
         return self.wrong if self.card.get("upgrade") else self.fix
 
+    @property
+    def raises(self) -> bool:
+        """Whether the bug raises: the card's "Today" block is then an exception's message
+        (``[card] symptom = "error"``, the default). A bug that raises nothing (a leak, a
+        wrong number) sets ``symptom = "printed"``: its "Today" block is what
+        ``scripts/wrong.py`` prints where the card says it fails (:meth:`today_printed`)."""
+        return self.card.get("symptom", "error") == "error"
+
     def today_shown(self, exc_type: str, message: str) -> bool:
         """Whether the card's "Today" block (``[card] today``) is ``exc_type: message`` as
         printed: its first part begins the message, and each part after a line ``…`` (lines
         left out) follows in order. What differs between machines is written as the card
         writes it: an address as ``0x…``, the folder a library is installed in as ``…/``."""
-        text = _INSTALLED.sub("…/", _ADDRESS.sub("0x…", f"{exc_type}: {message}"))
+        return self._shows(f"{exc_type}: {message}")
+
+    def today_printed(self, stdout: str) -> bool:
+        """Whether the card's "Today" block is what a program printed (``stdout``), read as
+        :meth:`today_shown` reads a message: for a bug that raises nothing (:attr:`raises`)."""
+        return self._shows(stdout)
+
+    def _shows(self, printed: str) -> bool:
+        text = _INSTALLED.sub("…/", _ADDRESS.sub("0x…", printed))
         first, *rest = self.card.get("today", "").split("\n…\n")
         if not first or not text.startswith(first):
             return False

@@ -84,16 +84,16 @@ def expected(root: Path = ROOT) -> dict[Path, str]:
         text = _page(page, root, cases)
         out[page] = text
         out[pairs.twin(page)] = pairs.myst(text)
+    config = root / "_config.yml"
+    repository = colab.repository(config if config.exists() else colab.CONFIG)
     for file in _tables.FILES:
-        text = (root / file).read_text()
-        out[root / file] = _tables.rewritten(text, file, cases, root / "_config.yml")
+        text = out.get(root / file) or (root / file).read_text()
+        if file == "book/teach.md":
+            text = plan.rewritten(text, cases)
+        out[root / file] = _tables.rewritten(text, file, cases, repository=repository)
     out[root / "book" / "errors.md"] = errorspage.page_text(cases)
     out[root / "book" / "api.md"] = apipage.page_text()
-    teach = root / "book" / "teach.md"
-    out[teach] = plan.rewritten(out.get(teach, teach.read_text()), cases)  # after its table
-    out.update(
-        workshop.handouts(root, out, plan.pages(cases))
-    )  # cut from the pages as written above
+    out.update(workshop.handouts(root, out, plan.pages(cases)))  # cut from the pages above
     return out
 
 

@@ -40,6 +40,11 @@ __all__ = [
 
 REPORTER_TAG, FIX_TAG, CHECK_TAG = "reporter", "reporter-fix", "card-check"
 
+HEADING = "If you got here from this error"
+HEADING_PRINTED = "If your program shows this"
+"""The card's heading: for a bug that raises, and for one that raises nothing (a leak, a
+wrong number), whose "Today" block is what ``scripts/wrong.py`` prints."""
+
 ANSWER = re.compile(
     r"(:label: (case\d+-ex\d+)\n.*?:::\{dropdown\} What a correct answer prints\n```text\n)"
     r"(.*?)(```\n:::)",
@@ -51,12 +56,13 @@ ANSWER = re.compile(
 def card_markdown(case: Case) -> str:
     """The card cell's Markdown, from ``case.toml``'s ``[card]`` and the card's scripts."""
     card = case.card
+    heading = HEADING if case.raises else HEADING_PRINTED
     language, do = case.do_this
     printed = card.get("fix_prints", "").rstrip("\n")
     prints = f"It prints `{printed}`.\n\n" if printed and "\n" not in printed else ""
     return (
         f"# {card['title']}\n\n"
-        "::::{admonition} If you got here from this error\n:class: tip casebook-card\n\n"
+        f"::::{{admonition}} {heading}\n:class: tip casebook-card\n\n"
         f"{card['lead']}\n\n```text\n{card['today']}\n```\n\n"
         f"**You probably wrote**\n\n```python\n{case.wrong}\n```\n\n"
         f"**Do this**: {card['do']}.\n\n```{language}\n{do}\n```\n\n{prints}"
@@ -94,7 +100,8 @@ def _versions_check(stated: list[tuple[str, str]]) -> str:
 
 
 def card_check(case: Case) -> str:
-    """The hidden cell after the card: the card's two programs, run and asserted, inside
+    """The hidden cell after the card: the card's two programs, run and asserted (the wrong
+    code's message, or what it prints where the bug raises nothing), inside
     a function, so that the page's own names stay as the story binds them. The workshop's
     editions leave the cell out (its tag, ``card-check``)."""
     fails_on = case.card.get("fails_on", "current")
@@ -105,8 +112,13 @@ def card_check(case: Case) -> str:
         "    from casebook import cases, releases\n\n"
         f'    card = cases.get("{case.key}")\n'
         f'    wrong = releases.run(card.wrong, "{fails_on}")\n'
-        '    releases.expect(wrong, raises=card.card["today"].split(":")[0])\n'
-        "    assert card.today_shown(wrong.exc_type, wrong.message), wrong.message\n"
+        + (
+            '    releases.expect(wrong, raises=card.card["today"].split(":")[0])\n'
+            "    assert card.today_shown(wrong.exc_type, wrong.message), wrong.message\n"
+            if case.raises
+            else "    releases.expect(wrong)  # the bug raises nothing: it prints the symptom\n"
+            "    assert card.today_printed(wrong.stdout), wrong.stdout\n"
+        )
         + _versions_check(stated_versions(case))
         + "    fixed = releases.expect(releases.run(card.fix_program))\n"
         '    assert fixed.stdout == card.card["fix_prints"], fixed.stdout\n\n\n'

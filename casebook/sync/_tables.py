@@ -1,10 +1,12 @@
-"""The case tables of README.md, book/intro.md and book/teach.md, written from the registry.
+"""The case tables of README.md, book/intro.md and book/teach.md (its Colab links), written
+from the registry.
 
 Each file holds its table between two marker comments, ``<!-- cases:begin -->`` and
 ``<!-- cases:end -->``. :func:`render` writes the table for a file and :func:`rewritten`
 puts it between the markers; ``python3 -m casebook sync`` writes the files, and
-``tests/test_sync.py`` fails while one is stale. book/teach.md's table is the pages' Colab
-links, built from the ``repository:`` block of ``_config.yml``. Standard library only.
+``tests/test_sync.py`` fails while one is stale. Standard library only (the Colab links
+read ``_config.yml`` through :func:`casebook.tools.colab.repository`, imported where they
+are rendered).
 """
 
 from __future__ import annotations
@@ -21,8 +23,8 @@ __all__ = ["BEGIN", "END", "FILES", "current", "render", "rewritten"]
 BEGIN, END = "<!-- cases:begin -->", "<!-- cases:end -->"
 #: The files with a case table, relative to the repository root.
 FILES = ("README.md", "book/intro.md", "book/teach.md")
-#: The pages after the cases that book/teach.md links to Colab too.
-_MORE_COLAB = (("lessons", "book/lessons.ipynb"),)
+#: The address a notebook of the repository opens in Colab from, before its path.
+COLAB = "https://colab.research.google.com/github/{repo}/blob/{branch}/"
 
 _BLOCK = re.compile(re.escape(BEGIN) + r"\n(.*?)" + re.escape(END), re.S)
 
@@ -36,31 +38,11 @@ def _link(case: Case) -> str:
     return f"[{case.issue.label}]({case.issue.url})"
 
 
-def _colab_url(path: str, config: Path) -> str:
-    url, branch = colab.repository(config)
-    repo = url.removeprefix("https://github.com/").rstrip("/")
-    return f"https://colab.research.google.com/github/{repo}/blob/{branch}/{path}"
-
-
-def _handout(docname: str) -> str:
-    """The committed student edition of a page (``sync`` writes it)."""
-    return f"handouts/student/{Path(docname).name}.ipynb"
-
-
-def render(file: str, cases: Iterable[Case], config: Path = colab.CONFIG) -> str:
-    """The markdown table of ``cases`` for ``file`` (one of :data:`FILES`); ``config`` is the
-    ``_config.yml`` whose repository the Colab links open."""
-    if file == "book/teach.md":
-        lines = ["| page | student edition | full page |", "|---|---|---|"]
-        rows = [(f"case {c.number}, {_link(c)}", c.docname, bool(c.workshop)) for c in cases]
-        rows += [(name, path.removesuffix(".ipynb"), True) for name, path in _MORE_COLAB]
-        lines += [
-            f"| {name} | "
-            + (f"[open in Colab]({_colab_url(_handout(doc), config)})" if handout else "none")
-            + f" | [open in Colab]({_colab_url(doc + '.ipynb', config)}) |"
-            for name, doc, handout in rows
-        ]
-    elif file == "README.md":
+def render(file: str, cases: Iterable[Case], *, repository: tuple[str, str] | None = None) -> str:
+    """The markdown table of ``cases`` for ``file`` (one of :data:`FILES`); ``repository``
+    is ``(url, branch)``, which the Colab links of book/teach.md open (default: the
+    ``repository:`` block of the book's ``_config.yml``)."""
+    if file == "README.md":
         lines = ["| # | upstream issue | what breaks | notebook |", "|---|---|---|---|"]
         lines += [f"| {c.number} | {_link(c)} | {c.summary} | `{c.notebook}` |" for c in cases]
     elif file == "book/intro.md":
@@ -69,6 +51,23 @@ def render(file: str, cases: Iterable[Case], config: Path = colab.CONFIG) -> str
             f"| {c.number} | {_link(c)} | {c.summary} | {', '.join(c.libraries)} | "
             f"{{doc}}`case {c.number} <../{c.docname}>` |"
             for c in cases
+        ]
+    elif file == "book/teach.md":
+        if repository is None:
+            from casebook.tools import colab
+
+            repository = colab.repository()
+        url, branch = repository
+        base = COLAB.format(repo=url.removeprefix("https://github.com/").rstrip("/"), branch=branch)
+        # The student edition (committed by sync under handouts/student/), then the page.
+        rows = [(f"case {c.number}, {_link(c)}", c.notebook, bool(c.workshop)) for c in cases]
+        rows += [("lessons", "book/lessons.ipynb", True)]
+        lines = ["| page | student edition | full page |", "|---|---|---|"]
+        lines += [
+            f"| {name} | "
+            + (f"[open in Colab]({base}handouts/student/{Path(nb).name})" if handout else "none")
+            + f" | [open in Colab]({base}{nb}) |"
+            for name, nb, handout in rows
         ]
     else:
         raise ValueError(f"no case table for {file}; known: {FILES}")
@@ -81,9 +80,11 @@ def current(text: str) -> str | None:
     return m.group(1) if m else None
 
 
-def rewritten(text: str, file: str, cases: Iterable[Case], config: Path = colab.CONFIG) -> str:
+def rewritten(
+    text: str, file: str, cases: Iterable[Case], *, repository: tuple[str, str] | None = None
+) -> str:
     """``text`` (the file ``file``, one of :data:`FILES`) with its table rendered anew."""
     if current(text) is None:
         raise ValueError(f"{file}: no {BEGIN} ... {END} markers around the case table")
-    table = render(file, tuple(cases), config)
+    table = render(file, tuple(cases), repository=repository)
     return _BLOCK.sub(_literal(f"{BEGIN}\n{table}{END}"), text, count=1)
