@@ -37,8 +37,8 @@ def test_every_pattern_compiles_and_says_something():
 
 def test_every_case_and_finding_owner_has_a_page_and_every_case_a_signature():
     keys = {c.key for c in cases.CASES}
-    for case in cases.CASES:
-        assert case.signatures, f"{case.key}: no [[signature]] (CONTRIBUTING.md)"
+    for case in cases.CASES:  # a bug that raises nothing (a leak) leaves no traceback
+        assert case.signatures or not case.raises, f"{case.key}: no [[signature]] (CONTRIBUTING.md)"
     for sig in cases.SIGNATURES:
         assert sig.owner in keys or re.fullmatch(r"finding-\d+", sig.owner), sig.owner
         assert sig.says and sig.differs, sig.owner

@@ -110,6 +110,7 @@ def check_optimizer(
         >>> print(report)
         check_optimizer: init and 2 update step(s) traced; 1 error(s), 0 warning(s)
           ERROR   state drift: state[0].mu['w']: step 1: dtype bf16[3] -> f32[3] (...)
+          the state drift family, its cases and fixes: https://.../book/lessons.html#family-1-...
         >>> report.ok, report.families(), report.errors[0].where
         (False, {'state drift'}, "state[0].mu['w']")
 

@@ -138,8 +138,8 @@ def history(requires: tuple[str, ...] = (), eras: Mapping[str, Era] | None = Non
     """The era targets whose stacks hold every package of ``requires``, oldest jax first:
     the rows of a message history over jax releases (add ``"current"`` for today's).
 
-    >>> history(("diffrax",))
-    ['era:diffrax-521']
+    >>> history(("diffrax",))[-1]  # the newest jax among the eras that hold diffrax
+    'era:diffrax-521'
     """
     eras = load_eras() if eras is None else eras
     chosen = [e for e in eras.values() if all(p in e.packages for p in requires)]

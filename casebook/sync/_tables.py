@@ -16,7 +16,6 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 
 from casebook.cases._base import Case
-from casebook.tools import colab
 
 __all__ = ["BEGIN", "END", "FILES", "current", "render", "rewritten"]
 
