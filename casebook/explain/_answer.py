@@ -85,7 +85,9 @@ def _variant(c: Candidate, r: Ranking) -> list[str]:
     if sig is None:  # the family itself
         cases = sorted({s.label for s in SIGNATURES if s.family == family.key})
         return [
-            f"Family {family.number} of the lessons page: {family.title.lower()}",
+            f"Family {family.number} of the "
+            f"{'lessons page' if family.docname == 'book/lessons' else 'book'}: "
+            f"{family.title.lower()}",
             *_why(c),
             f"  the book's cases and findings of this family: {', '.join(cases)}",
             f"  the family: {url(family.docname, family.anchor)}",
