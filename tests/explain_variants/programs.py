@@ -548,28 +548,36 @@ DONATION: dict[str, tuple[str, str, str]] = {
     "prodigy-donated-state": (
         "donation",
         "finding-10",
-        _HEAD + "opt = optax.contrib.prodigy()" + _DONATE
+        _HEAD
+        + "opt = optax.contrib.prodigy()"
+        + _DONATE
         + "step = jax.jit(train_step, donate_argnums=1)\n"
         + "step(params, opt.init(params), grads)\n",
     ),
     "cocob-donated-state": (
         "donation",
         "finding-10",
-        _HEAD + "opt = optax.contrib.cocob()" + _DONATE
+        _HEAD
+        + "opt = optax.contrib.cocob()"
+        + _DONATE
         + "step = jax.jit(train_step, donate_argnums=1)\n"
         + "step(params, opt.init(params), grads)\n",
     ),
     "mechanize-donated-train-state": (
         "donation",
         "finding-10",
-        _HEAD + "opt = optax.contrib.mechanize(optax.adam(1e-3))" + _DONATE
+        _HEAD
+        + "opt = optax.contrib.mechanize(optax.adam(1e-3))"
+        + _DONATE
         + "step = jax.jit(train_step, donate_argnums=(0, 1))\n"
         + "step(params, opt.init(params), grads)\n",
     ),
     "dog-donated-state": (
         "donation",
         "finding-10",
-        _HEAD + "opt = optax.contrib.dog()" + _DONATE
+        _HEAD
+        + "opt = optax.contrib.dog()"
+        + _DONATE
         + "step = jax.jit(lambda g, s, p: opt.update(g, s, p), donate_argnums=1)\n"
         + "step(grads, opt.init(params), params)\n",
     ),
