@@ -73,6 +73,7 @@ def test_the_rows_found_by_the_book_s_check_are_marked(current):
         "GaLore None leaves",
         "SM3 scalar",
         "apply_if_finite dtype",
+        "donated init state",
     }
     assert all(r.trigger.case == "book/check-findings" for r in found)
     assert str(current).count("[found by the book's check]") == len(found)
@@ -84,6 +85,7 @@ def test_the_found_triggers_report_fixed_when_the_bug_is_avoided():
     written into it, it reports fixed."""
     dtype = BY_KEY["inject dtype"]
     masks = BY_KEY["lars/muon masks"]
+    donated = BY_KEY["donated init state"]
     avoided = [
         replace(
             dtype,
@@ -98,8 +100,14 @@ def test_the_found_triggers_report_fixed_when_the_bug_is_avoided():
                 'optax.inject_hyperparams(factory, static_args="weight_decay_mask")',
             ),
         ),
+        replace(
+            donated,
+            code=donated.code.replace(
+                "opt.init(params)", "jax.tree.map(jnp.copy, opt.init(params))"
+            ),
+        ),
     ]
-    assert [r.status for r in board.run_board(avoided)] == ["fixed", "fixed"]
+    assert [r.status for r in board.run_board(avoided)] == ["fixed", "fixed", "fixed"]
 
 
 def test_the_board_fails_on_a_changed_row_and_names_it():

@@ -582,3 +582,35 @@ def test_an_update_without_a_params_argument_is_checked_without_params():
     assert "update takes no params argument" in str(check_optimizer(opt, PARAMS))
     counter = _counter(lambda g, s, p=None: (g, {"c": s["c"] + (1 if p is not None else 1.5)}))
     assert len(check_optimizer(counter, PARAMS, update_params=None).errors) == 1
+
+
+# ----------------------------------------------------- family 4: a state that cannot be donated
+
+
+def test_a_donated_state_that_holds_the_params_or_one_array_twice_is_named():
+    """With ``donate_state=True``: the init state's leaf that is a params leaf, or an array
+    another leaf holds (check-findings §10); nothing without it, nothing for a copy."""
+    own = _transform(lambda p: {"x0": p, "m": jnp.zeros(2)}, lambda g, s, p=None: (g, s))
+    zeros = jnp.zeros(2)
+    twice = _transform(lambda p: {"a": zeros, "b": zeros}, lambda g, s, p=None: (g, s))
+    copied = _transform(lambda p: {"x0": jax.tree.map(jnp.copy, p)}, lambda g, s, p=None: (g, s))
+    assert check_optimizer(own, PARAMS).ok
+    report = check_optimizer(own, PARAMS, donate_state=True)
+    assert [(f.family, f.where) for f in report.errors] == [
+        ("donated state", "state['x0']['b']"),
+        ("donated state", "state['x0']['w']"),
+    ]
+    assert "params['b']" in report.errors[0].what
+    both = check_optimizer(
+        _transform(lambda p: (jnp.zeros(2),) * 2, lambda g, s, p=None: (g, s)),
+        PARAMS,
+        donate_state=True,
+    )
+    assert [f.where for f in both.errors] == ["state[1]"]
+    assert "state[0]" in both.errors[0].what
+    closed_over = check_optimizer(twice, PARAMS, donate_state=True)
+    assert [f.where for f in closed_over.errors] == ["state['b']"]
+    assert check_optimizer(copied, PARAMS, donate_state=True).ok
+    assert check_optimizer(optax.adam(1e-2), PARAMS, donate_state=True).ok
+    with pytest.raises(TypeError, match="donate_state must be True"):
+        check_optimizer(optax.adam(1e-2), PARAMS, donate_state="yes")

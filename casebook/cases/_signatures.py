@@ -115,6 +115,7 @@ def read_families(path: Path = FAMILIES_FILE) -> tuple[BugFamily, ...]:
             anchor=row["anchor"],
             check=row["check"],
             library=row["library"],
+            docname=row.get("docname", "book/lessons"),
             patterns=tuple(
                 Pattern(p["regex"], p["reason"], p["says"], tuple(p.get("frames", ())))
                 for p in row["pattern"]

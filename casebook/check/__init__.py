@@ -4,7 +4,7 @@
 optionally the grads and the extra keyword arguments of ``update``), and traces
 ``init`` and ``update`` steps with ``jax.eval_shape``: no compile, no FLOPs.  It steps
 until the state's types stop changing, so a drift that shows only at step 3 is found.
-It looks for the three families of bugs in the book:
+It looks for the families of bugs in the book:
 
 1. **State drift** (cases 1 and 4): a state leaf whose dtype, weak type, shape or tree
    structure changes across a step, and the branches of a ``lax.cond`` or ``lax.switch``
@@ -18,6 +18,9 @@ It looks for the three families of bugs in the book:
    ``inject_hyperparams`` that is not a schedule of the step count (a mask, labels or
    dimension numbers, or a callable that returns something other than a number), and
    ``param_labels`` of ``multi_transform``/``partition`` that is a callable pytree.
+4. **A state that cannot be donated** (``book/check-findings``, finding 10), with
+   ``donate_state=True``: a leaf of ``init``'s state that is the params' own array, or
+   an array another leaf holds, which a jitted step that donates the state refuses.
 
 Every argument is checked first: one of the wrong kind is a ``TypeError`` or
 ``ValueError`` that names the argument and what to pass instead, never an error from

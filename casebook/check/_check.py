@@ -17,6 +17,7 @@ from dataclasses import replace
 from typing import Any, Literal
 
 from casebook.check._callables import callable_findings
+from casebook.check._donation import donation_errors
 from casebook.check._inputs import checked_grads, checked_init_params, input_notes
 from casebook.check._leaves import gradless_init
 from casebook.check._options import checked_dtype, update_takes_params, validate
@@ -40,6 +41,7 @@ def check_optimizer(
     strict: bool = False,
     update_params: UpdateParams = True,
     grads_dtype: Any = None,
+    donate_state: bool = False,
 ) -> CheckReport:
     """Trace ``optimizer.init`` and ``update`` steps abstractly; report the book's bugs.
 
@@ -76,6 +78,10 @@ def check_optimizer(
         grads_dtype: the floating-point dtype of the default grads (e.g.
             ``jnp.float32`` for bf16 params with f32 grads, or ``"bfloat16"``); defaults
             to each leaf's own dtype.  Only without ``grads``.
+        donate_state: whether your jitted step donates the optimizer state
+            (``donate_argnums``): then a state leaf that ``init`` fills with the params'
+            own array, or with an array another leaf holds, is an error (the first
+            donated step fails; ``book/check-findings``, finding 10).
 
     Returns:
         The findings, as a :class:`CheckReport`.  The check runs under the current JAX
@@ -84,7 +90,7 @@ def check_optimizer(
     Raises:
         TypeError: ``optimizer`` is not a ``GradientTransformation`` (or is a class);
             ``steps`` is not an int; ``update_kwargs`` is not a mapping with str keys;
-            ``strict`` is not a bool; ``grads_dtype`` is not a dtype (``"f32"``, an
+            ``strict`` or ``donate_state`` is not a bool; ``grads_dtype`` is not a dtype (``"f32"``, an
             array) or not a floating-point one (``jnp.int32``).
         ValueError: ``grads`` or ``init_params`` do not fit ``params``; ``params`` have
             leaves but no floating-point one to default the grads from (the message
@@ -122,7 +128,7 @@ def check_optimizer(
         casebook.check._report.OptimizerCheckError: check_optimizer: init and 1 update step(s) traced; 1 error(s), 0 warning(s)
           ERROR   state drift: state.measurements: step 1: structure {} -> {'n': *} (...)
     """
-    how = validate(optimizer, steps, update_kwargs, update_params, strict)
+    how = validate(optimizer, steps, update_kwargs, update_params, strict, donate_state)
     dtype = checked_dtype(grads, grads_dtype)
     p = Split.of(params)
     grads_abs = checked_grads(params, grads, dtype)
@@ -138,6 +144,8 @@ def check_optimizer(
     state = init_state(optimizer, q, report)
     if state is None:
         return _finish(report, strict)
+    if donate_state:
+        report.extend(donation_errors(optimizer, q))
     for with_params in ways:
         run = Run(
             optimizer,

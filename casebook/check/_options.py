@@ -71,7 +71,12 @@ def _steps(steps: Any) -> None:
 
 
 def validate(
-    optimizer: Any, steps: Any, update_kwargs: Any, update_params: Any, strict: Any
+    optimizer: Any,
+    steps: Any,
+    update_kwargs: Any,
+    update_params: Any,
+    strict: Any,
+    donate_state: Any = False,
 ) -> bool | str:
     """Clear errors for the inputs that would otherwise fail deep inside the check.
 
@@ -97,6 +102,12 @@ def validate(
             'check_optimizer: update_params must be True, False or "both" (True: '
             "update(grads, state, params); False, or None: update(grads, state)), got "
             f"{type(update_params).__name__} {trace.shorten(repr(update_params), 40)}"
+        )
+    if not isinstance(donate_state, (bool, np.bool_)):
+        raise TypeError(
+            "check_optimizer: donate_state must be True (your jitted step donates the "
+            "optimizer state) or False, got "
+            f"{type(donate_state).__name__} {trace.shorten(repr(donate_state), 40)}"
         )
     if not isinstance(strict, (bool, np.bool_)):
         raise TypeError(

@@ -29,7 +29,9 @@ __all__ = [
     "first_line",
 ]
 
-Family = Literal["state drift", "non-array leaf", "callable hyperparameter", "crash"]
+Family = Literal[
+    "state drift", "non-array leaf", "callable hyperparameter", "donated state", "crash"
+]
 Severity = Literal["error", "warning", "note"]
 
 
@@ -39,15 +41,18 @@ def _anchors() -> dict[str, str]:
     one home, read by the registry and ``explain`` too)."""
     with open(Path(__file__).resolve().parent / "families.toml", "rb") as f:
         rows = tomllib.load(f)["family"]
-    return {row["check_family"]: row["anchor"] for row in rows}
+    return {
+        row["check_family"]: f"{row.get('docname', 'book/lessons')}.html#{row['anchor']}"
+        for row in rows
+    }
 
 
 def family_page(family: str) -> str:
     """The published section of the lessons page on ``family`` (``"state drift"``), where
-    the family's cases, findings and fixes are; ``""`` for a family the page has not
-    (``"crash"``)."""
-    anchor = _anchors().get(family)
-    return f"{BOOK_URL}book/lessons.html#{anchor}" if anchor else ""
+    the family's cases, findings and fixes are (a family the check's survey found: its
+    finding on ``book/check-findings``); ``""`` for a family no page has (``"crash"``)."""
+    page = _anchors().get(family)
+    return f"{BOOK_URL}{page}" if page else ""
 
 
 class OptimizerCheckError(ValueError):

@@ -24,7 +24,7 @@ NO_MATCH = (
     f"message the book knows is on the Errors page: {ERRORS_PAGE}"
 )
 #: The families whose bugs the check finds before anything runs.
-CHECKED = ("drift", "leaf")
+CHECKED = ("drift", "leaf", "donation")
 SHOWN = 2
 
 
@@ -85,7 +85,9 @@ def _variant(c: Candidate, r: Ranking) -> list[str]:
     if sig is None:  # the family itself
         cases = sorted({s.label for s in SIGNATURES if s.family == family.key})
         return [
-            f"Family {family.number} of the lessons page: {family.title.lower()}",
+            f"Family {family.number} of the "
+            f"{'lessons page' if family.docname == 'book/lessons' else 'book'}: "
+            f"{family.title.lower()}",
             *_why(c),
             f"  the book's cases and findings of this family: {', '.join(cases)}",
             f"  the family: {url(family.docname, family.anchor)}",

@@ -108,14 +108,20 @@ def _family_of(case: Case) -> str:
     return case.signatures[0].family if case.signatures else ""
 
 
+def _page_of(family: BugFamily) -> str:
+    """The family's page, in words: the lessons page, or the findings page for a family
+    the check found."""
+    return "the lessons page" if family.docname == "book/lessons" else "the findings page"
+
+
 def _family(family: BugFamily, cases: list[Case]) -> str:
     """One family's group: its patterns in words, its findings, then its cases."""
     findings = [s for s in SIGNATURES if s.family == family.key and s.owner.startswith("finding-")]
     lines = [
         f"## Family {family.number}: {family.title.lower()}",
         "",
-        "[The family on the lessons page](lessons.ipynb). Its messages, in words (what "
-        "`explain` matches a wording of yours by):",
+        f"[The family on {_page_of(family)}]({family.docname.split('/')[-1]}.ipynb). Its "
+        "messages, in words (what `explain` matches a wording of yours by):",
         "",
         *[f"- {p.says}." for p in family.patterns],
         "",

@@ -2,7 +2,7 @@
 would (``make.py`` runs them; its docstring says how the corpus is made).
 
 :data:`VARIANTS` maps a name to ``(family, owner, program)``: the family ("drift", "leaf",
-"callable", or "unrelated" for a traceback the book must not answer) and the owner whose
+"callable", "donation", or "unrelated" for a traceback the book must not answer) and the owner whose
 card must come first (a case key, ``finding-N`` as numbered on book/check-findings, or
 ``own:lax.API`` where the reader's own loop or branch raised it; "" for unrelated).
 """
@@ -536,3 +536,50 @@ layer(jnp.ones(4))
     "py-index": ("unrelated", "", "steps = [1, 2, 3]\nsteps[5]\n"),
 }
 VARIANTS.update(HELD_OUT)
+
+# --- family 4: an optimizer state that cannot be donated (check-findings §10) ---------------
+_DONATE = """
+params, grads = {"w": jnp.ones((3, 3))}, {"w": jnp.full((3, 3), 0.5)}
+def train_step(params, opt_state, grads):
+    updates, opt_state = opt.update(grads, opt_state, params)
+    return optax.apply_updates(params, updates), opt_state
+"""
+DONATION: dict[str, tuple[str, str, str]] = {
+    "prodigy-donated-state": (
+        "donation",
+        "finding-10",
+        _HEAD
+        + "opt = optax.contrib.prodigy()"
+        + _DONATE
+        + "step = jax.jit(train_step, donate_argnums=1)\n"
+        + "step(params, opt.init(params), grads)\n",
+    ),
+    "cocob-donated-state": (
+        "donation",
+        "finding-10",
+        _HEAD
+        + "opt = optax.contrib.cocob()"
+        + _DONATE
+        + "step = jax.jit(train_step, donate_argnums=1)\n"
+        + "step(params, opt.init(params), grads)\n",
+    ),
+    "mechanize-donated-train-state": (
+        "donation",
+        "finding-10",
+        _HEAD
+        + "opt = optax.contrib.mechanize(optax.adam(1e-3))"
+        + _DONATE
+        + "step = jax.jit(train_step, donate_argnums=(0, 1))\n"
+        + "step(params, opt.init(params), grads)\n",
+    ),
+    "dog-donated-state": (
+        "donation",
+        "finding-10",
+        _HEAD
+        + "opt = optax.contrib.dog()"
+        + _DONATE
+        + "step = jax.jit(lambda g, s, p: opt.update(g, s, p), donate_argnums=1)\n"
+        + "step(grads, opt.init(params), params)\n",
+    ),
+}
+VARIANTS.update(DONATION)
