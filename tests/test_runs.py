@@ -100,7 +100,7 @@ def test_a_run_without_eras_passes_only_where_it_failed_on_era_cells_alone(tmp_p
     assert table.verdict(gpu, page, gpu["pages"][page]) == "pass (5 s) except 1 era cells"
     worse = {**gpu["pages"][page], "failed_cells": _cells(12, 40)}
     assert table.verdict(gpu, page, worse) == "FAIL (5 s)"
-    other = {**gpu["pages"][page], "commit": "def"}
+    other = {**gpu["pages"][page], "commit": "def"}  # no digest: the commit decides
     assert table.verdict(gpu, page, other) == "FAIL (5 s)"
     with_eras = {**gpu, "eras": "run"}
     assert table.verdict(with_eras, page, gpu["pages"][page]) == "FAIL (5 s)"
@@ -125,3 +125,34 @@ def test_the_executor_lists_each_failing_cell_and_stops_at_the_first_without_all
         (2, "NameError"),
     ]
     assert loose.summary()["failed_cells"][1]["index"] == 2
+
+
+def test_a_run_is_read_against_the_reference_of_the_same_file(tmp_path):
+    """Where both records hold the page's digest, the digest decides, not the commit (a
+    device's copy may carry an older git history)."""
+    page = "notebooks/01-a.ipynb"
+    ref = {
+        **_record(
+            {
+                page: {
+                    "passed": False,
+                    "seconds": 9.0,
+                    "commit": "abc",
+                    "digest": "d1",
+                    "failed_cells": _cells(12),
+                }
+            }
+        ),
+        "eras": "withheld",
+    }
+    got = {
+        "passed": False,
+        "seconds": 5.0,
+        "commit": "old",
+        "digest": "d1",
+        "failed_cells": _cells(12),
+    }
+    gpu = {**_record({page: got}), "eras": "withheld"}
+    table = runs.RunsTable([gpu], [ref])
+    assert table.verdict(gpu, page, got) == "pass (5 s) except 1 era cells"
+    assert table.verdict(gpu, page, {**got, "digest": "d2"}) == "FAIL (5 s)"

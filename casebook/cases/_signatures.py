@@ -8,7 +8,7 @@ and, in each case folder's ``case.toml`` and in ``findings/findings.toml``, ``[[
 entries that say which traceback belongs to that case or finding: the family, the frames
 (``"linesearch.py:_value_and_slope_on_line"``) that must or must not be in it, and the
 state-path hints (``max_dist``) that name the optimizer's state. ``explain`` scores them
-(:mod:`casebook.explain`); the Errors page groups its messages by family and states the
+(``casebook.explain``); the Errors page groups its messages by family and states the
 patterns in words.
 
 Standard library only, like the rest of the registry.
@@ -40,7 +40,7 @@ the registry imports no jax."""
 @dataclass(frozen=True)
 class Pattern:
     """One message pattern of a family: ``regex`` (with placeholders such as ``{path}``,
-    expanded by :mod:`casebook.explain`), the ``reason`` explain prints when it matches
+    expanded by ``casebook.explain``), the ``reason`` explain prints when it matches
     (with the placeholders' values) and what it ``says`` in words (the Errors page)."""
 
     regex: str

@@ -17,6 +17,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import datetime
+import hashlib
 import json
 import os
 import platform
@@ -91,6 +92,12 @@ def _git(*args: str) -> str:
     return proc.stdout.strip() if proc.returncode == 0 else ""
 
 
+def page_digest(page: str) -> str:
+    """The sha256 of ``page``'s file (12 hex digits): what a run ran, wherever it ran (a
+    device's copy of the tree may carry an older git history, or none)."""
+    return hashlib.sha256((ROOT / page).read_bytes()).hexdigest()[:12]
+
+
 def page_commit(page: str) -> str:
     """The last commit that changed ``page`` (short hash), "" without git history."""
     return _git("log", "-1", "--format=%h", "--", page)
@@ -137,7 +144,7 @@ def run_pages(paths: list[str], *, timeout: int = 900, without_eras: bool = Fals
         env = stack.enter_context(eras_withheld()) if without_eras else None
         for page in pages(paths):
             summary, tail = run_page(page, timeout=timeout, env=env, allow_errors=without_eras)
-            outcomes[page] = {**summary, "commit": page_commit(page)}
+            outcomes[page] = {**summary, "commit": page_commit(page), "digest": page_digest(page)}
             failed = len(summary["failed_cells"])
             verdict = "PASS" if summary["passed"] else f"FAIL ({failed} cells)"
             print(f"{verdict} {page} ({summary['seconds']} s)", flush=True)
@@ -183,19 +190,24 @@ class RunsTable(TableDisplay):
         run's date changed them. Empty without git history."""
         out = []
         for page, got in run["pages"].items():
-            if got.get("commit"):
+            if got.get("digest"):
+                if page_digest(page) != got["digest"]:
+                    out.append(page)
+            elif got.get("commit"):
                 if page_commit(page) not in ("", got["commit"]):
                     out.append(page)
             elif page_changed_after(page, run["date"]):
                 out.append(page)
         return out
 
-    def era_cells(self, page: str, commit: str) -> set[int] | None:
-        """The cells of ``page`` (at ``commit``) that fail without era stacks on a machine
-        where the page passes with them; None where no such run was stored."""
+    def era_cells(self, page: str, ran: dict) -> set[int] | None:
+        """The cells of ``page`` (as the run ``ran`` of it ran it: the same file digest, or
+        commit where a record has no digest) that fail without era stacks on a machine where
+        the page passes with them; None where no such run was stored."""
+        key = "digest" if ran.get("digest") else "commit"
         for ref in self.references:
             got = ref["pages"].get(page)
-            if got and got.get("commit") == commit:
+            if got and got.get(key) and got.get(key) == ran.get(key):
                 return {c["index"] for c in got["failed_cells"]}
         return None
 
@@ -206,7 +218,7 @@ class RunsTable(TableDisplay):
         if got["passed"]:
             return f"pass ({seconds})"
         failed = {c["index"] for c in got.get("failed_cells", [])}
-        eras = self.era_cells(page, got.get("commit", ""))
+        eras = self.era_cells(page, got)
         if run.get("eras") == "withheld" and eras is not None and failed <= eras:
             return f"pass ({seconds}) except {len(failed)} era cells"
         return f"FAIL ({seconds})"
