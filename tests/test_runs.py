@@ -156,3 +156,28 @@ def test_a_run_is_read_against_the_reference_of_the_same_file(tmp_path):
     table = runs.RunsTable([gpu], [ref])
     assert table.verdict(gpu, page, got) == "pass (5 s) except 1 era cells"
     assert table.verdict(gpu, page, {**got, "digest": "d2"}) == "FAIL (5 s)"
+
+
+def test_the_kernel_s_own_stderr_stays_out_of_the_command_s_output(tmp_path):
+    """XLA's C++ logs write to the kernel's file descriptor 2: the executor keeps them in
+    its folder (a passing page prints nothing), and shows their tail for a failing one."""
+    import subprocess
+    import sys
+
+    import nbformat
+
+    from casebook.tools import executor
+
+    noisy = "import os; os.write(2, b'XLA SAYS HELLO\\n')"
+    for cells, passes in (([noisy], True), ([noisy, "1 / 0"], False)):
+        path = tmp_path / "page.ipynb"
+        nbformat.write(
+            nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]), path
+        )
+        proc = subprocess.run(
+            [sys.executable, "-P", executor.__file__, str(path), str(tmp_path / "out.ipynb")],
+            capture_output=True,
+            text=True,
+        )
+        assert (proc.returncode == 0) is passes
+        assert ("XLA SAYS HELLO" in proc.stderr) is not passes, proc.stderr

@@ -11,7 +11,10 @@ only the standard library at its top, and nbclient when it runs.
 The kernel talks over IPC, its sockets in a temp folder named as
 :mod:`casebook.storage` names the folders it can sweep (``casebook-kernel-<pid>-``): no
 "running over TCP without encryption" warning per page, and nothing left behind by a
-killed run that the next test command cannot find.
+killed run that the next test command cannot find. The kernel's own standard error (what
+XLA's C++ logs write below Python) goes to a file in that folder, not to the terminal of
+the command that runs the page: :attr:`Executed.log` keeps its tail for a page that
+failed.
 """
 
 from __future__ import annotations
@@ -47,6 +50,7 @@ class Executed:
     notebook: Any
     seconds: float
     cells: list[CellRun] = field(default_factory=list)
+    log: str = ""
 
     @property
     def errors(self) -> list[CellRun]:
@@ -108,7 +112,10 @@ def execute(
             on_cell(cell_index, cell, seconds)
 
     t0 = time.perf_counter()
-    with tempfile.TemporaryDirectory(prefix=f"casebook-kernel-{os.getpid()}-") as sockets:
+    with (
+        tempfile.TemporaryDirectory(prefix=f"casebook-kernel-{os.getpid()}-") as sockets,
+        open(Path(sockets) / "kernel.err", "w+") as kernel_err,
+    ):
         client = NotebookClient(
             nb,
             timeout=timeout,
@@ -121,13 +128,16 @@ def execute(
             config=Config({"KernelManager": {"transport": "ipc", "ip": f"{sockets}/kernel"}}),
         )
         try:
-            client.execute()
+            client.execute(stderr=kernel_err)  # passed on to the kernel's process
         except CellExecutionError:
             pass  # the failing cell is already in ``runs``, with its error
         except (CellTimeoutError, DeadKernelError) as error:  # the cell never finished
             at = max(started, default=-1)
             runs.append(CellRun(at, 0.0, f"{type(error).__name__}: {str(error)[:200]}"))
-    return Executed(nb, time.perf_counter() - t0, runs)
+        failed = any(r.error for r in runs)
+        kernel_err.seek(0)
+        log = kernel_err.read()[-4000:] if failed else ""
+    return Executed(nb, time.perf_counter() - t0, runs, log)
 
 
 def main(argv: list[str]) -> int:
@@ -150,6 +160,8 @@ def main(argv: list[str]) -> int:
     Path(f"{out}.json").write_text(json.dumps(run.summary(), indent=1) + "\n")
     for cell in run.errors:
         print(f"cell {cell.index}: {cell.error}", file=sys.stderr)
+    if run.log:
+        print(f"the kernel's standard error, last lines:\n{run.log}", file=sys.stderr)
     return 0 if run.passed else 1
 
 
