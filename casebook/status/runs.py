@@ -212,15 +212,19 @@ class RunsTable(TableDisplay):
         return None
 
     def verdict(self, run: dict, page: str, got: dict) -> str:
-        """ "pass (12 s)"; "pass (12 s), 9 era cells not run" for a run without eras whose
-        failing cells are exactly cells that need an era; "FAIL (12 s)" otherwise."""
+        """ "pass (12 s)"; "pass (12 s) except 9 era cells" for a run without eras whose
+        failing cells are exactly cells that need an era; "unjudged" for a run without eras
+        of a version of the page no reference ran; "FAIL (12 s)" otherwise."""
         seconds = f"{got['seconds']:.0f} s"
         if got["passed"]:
             return f"pass ({seconds})"
         failed = {c["index"] for c in got.get("failed_cells", [])}
         eras = self.era_cells(page, got)
-        if run.get("eras") == "withheld" and eras is not None and failed <= eras:
-            return f"pass ({seconds}) except {len(failed)} era cells"
+        if run.get("eras") == "withheld":
+            if eras is None:  # no reference run of the page as this run ran it
+                return f"unjudged ({seconds}): {len(failed)} cells failed without eras"
+            if failed <= eras:
+                return f"pass ({seconds}) except {len(failed)} era cells"
         return f"FAIL ({seconds})"
 
     def freshness(self) -> str:
