@@ -40,10 +40,13 @@ PREINSTALLED = (
     "nbclient",
     "nbformat",
 )
-#: The pages of the issue's acceptance test: the first and last case, and the lessons.
+#: The pages CI opens in a simulated Colab: the first case, the last of the first five, the
+#: two cases added after them (a leak with no exception, an era-only case), and the lessons.
 DEFAULT_PAGES = (
     "notebooks/01-optax-828-zero-nans-multisteps.ipynb",
     "notebooks/05-diffrax-521-pidcontroller-multisteps.ipynb",
+    "notebooks/06-optax-969-radam-eager-leak.ipynb",
+    "notebooks/07-equinox-854-weak-type-closure-convert.ipynb",
     "book/lessons.ipynb",
 )
 
