@@ -136,6 +136,7 @@ def test_the_board_is_built_from_the_registry():
         "GaLore None leaves",
         "SM3 scalar",
         "apply_if_finite dtype",
+        "donated init state",
     ]
     assert len(set(keys)) == len(keys)
     assert all(t.recorded in cases.STATUSES for t in board.BOARD)
