@@ -1,20 +1,22 @@
-"""``explain`` on bad input: one line, exit status 1, within 2 s, never a traceback of its
-own (issue 33); and the families' patterns stay linear on 10 MB of near matches.
-
-The 2 s are CPU seconds of this process (``time.process_time``), so that two other suites on
-a two-core machine cannot fail them; the command is run as a reader runs it too, for its
-one line and its status (and a wall-clock bound loose enough for a loaded machine).
+"""``explain`` on bad input: one line, exit status 1, never a traceback of its own (issue
+33); and what keeps it fast on any input, asserted without a clock (no timed assert: a
+loaded machine must not fail a test). ``explain`` reads only the last
+:data:`casebook.explain._parse.LIMIT` characters of a text, so a 10 MB log costs what
+200,000 characters do; and every quantifier of every pattern is bounded, so no pattern
+backtracks without end. The seconds themselves are figures for a note, not asserts.
 """
 
 from __future__ import annotations
 
+import re
 import subprocess
 import sys
-import time
+from re import _constants, _parser  # the regex parser the check walks
 
 import pytest
 
 from casebook import cases, explain
+from casebook.explain._parse import LIMIT
 from casebook.explain._patterns import compile_pattern
 from casebook.project import ROOT
 
@@ -39,49 +41,46 @@ BAD = {
 }
 
 
-def _run(data: bytes, tmp_path) -> tuple[subprocess.CompletedProcess[str], float]:
+def _run(data: bytes, tmp_path) -> subprocess.CompletedProcess[str]:
     path = tmp_path / "input.txt"
     path.write_bytes(data)
-    start = time.perf_counter()
-    proc = subprocess.run(
+    return subprocess.run(
         [sys.executable, "-m", "casebook", "explain", "--file", str(path)],
         capture_output=True,
         text=True,
         cwd=ROOT,
-        timeout=60,
+        timeout=120,
     )
-    return proc, time.perf_counter() - start
 
 
-def _in_process(data: bytes, tmp_path, capsys) -> tuple[int, str, float]:
-    """The command's status, output and CPU seconds, run in this process."""
+def _in_process(data: bytes, tmp_path, capsys) -> tuple[int, str]:
+    """The command's status and output, run in this process."""
     path = tmp_path / "input.txt"
     path.write_bytes(data)
-    start = time.process_time()
     status = explain.main(["--file", str(path)])
-    return status, capsys.readouterr().out, time.process_time() - start
+    return status, capsys.readouterr().out
 
 
 @pytest.mark.parametrize("name", BAD)
-def test_bad_input_gets_one_line_and_status_1_within_2_s(name, tmp_path, capsys):
+def test_bad_input_gets_one_line_and_status_1(name, tmp_path, capsys):
     assert name != "log of 10 MB" or len(BAD[name]) >= 10_000_000
-    proc, seconds = _run(BAD[name], tmp_path)
+    proc = _run(BAD[name], tmp_path)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert len(proc.stdout.splitlines()) == 1 and proc.stdout.startswith("casebook explain:"), (
         proc.stdout
     )
     assert "Traceback" not in proc.stdout + proc.stderr
-    assert seconds < 20.0, f"{name}: {seconds:.2f} s of wall clock"
-    status, out, cpu = _in_process(BAD[name], tmp_path, capsys)
-    assert (status, out) == (1, proc.stdout)
-    assert cpu < 2.0, f"{name}: {cpu:.2f} CPU s"
+    assert _in_process(BAD[name], tmp_path, capsys) == (1, proc.stdout)
 
 
-def test_a_traceback_at_the_end_of_a_10_mb_log_is_still_read(tmp_path, capsys):
+def test_only_the_end_of_a_long_text_is_read(tmp_path, capsys):
+    """A traceback at the end of a 10 MB log is answered; the same traceback followed by
+    more than LIMIT characters of log is not read at all: the work is bounded by LIMIT."""
     tail = (ROOT / "tests/explain_variants/drift/dog-scan.txt").read_text()
-    status, out, cpu = _in_process((_LOG + tail).encode(), tmp_path, capsys)
+    status, out = _in_process((_LOG + tail).encode(), tmp_path, capsys)
     assert status == 0 and out.startswith("check-findings §2"), out
-    assert cpu < 2.0, f"{cpu:.2f} CPU s"
+    after = _LOG[: LIMIT + 1000]
+    assert _in_process((tail + after).encode(), tmp_path, capsys)[0] == 1
 
 
 def test_a_missing_file_is_one_line_too(tmp_path):
@@ -94,27 +93,40 @@ def test_a_missing_file_is_one_line_too(tmp_path):
     assert proc.returncode == 1 and len(proc.stdout.splitlines()) == 1 and not proc.stderr
 
 
-_N = 10_000_000
-NEAR = {
-    "letters": "a" * _N,
-    "words": ("abcdefghij" * 9 + " ") * (_N // 91),
-    "quotes": "'" * _N,
-    "carry": ("input carry component " + "s.x['w']" * 20 + " has type float32[") * (_N // 200),
-    "class": ("<class '" + "a." * 80 + "' ") * (_N // 170),
-    "calls": "Net.__call__() missing " * (_N // 23),
-    "dtypes": ("has type bfloat16[" + "1, " * 20) * (_N // 78),
-}
 PATTERNS = [p.regex for f in cases.FAMILIES for p in f.patterns] + [
     m.regex for s in cases.SIGNATURES for m in s.marks
 ]
 
 
-@pytest.mark.parametrize("near", NEAR)
-def test_every_pattern_is_linear_on_10_mb_of_near_matches(near):
-    text = NEAR[near]
-    assert len(text) >= 0.99 * _N
-    for regex in PATTERNS:
-        start = time.process_time()
-        compile_pattern(regex).search(text)
-        seconds = time.process_time() - start
-        assert seconds < 2.0, f"{regex!r} on {near}: {seconds:.2f} CPU s"
+def _unbounded(pattern: re.Pattern[str]) -> list[str]:
+    """The repeats of a compiled pattern with no upper bound (``*``, ``+``, ``{n,}``)."""
+    found = []
+
+    def walk(items) -> None:
+        for op, arg in items:
+            if op in (_constants.MAX_REPEAT, _constants.MIN_REPEAT):
+                low, high, body = arg
+                if high == _constants.MAXREPEAT:
+                    found.append(f"{{{low},}}")
+                walk(body)
+            elif op in (_constants.SUBPATTERN,):
+                walk(arg[-1])
+            elif op == _constants.BRANCH:
+                for branch in arg[1]:
+                    walk(branch)
+            elif op in (_constants.ASSERT, _constants.ASSERT_NOT):
+                walk(arg[1])
+
+    walk(_parser.parse(pattern.pattern))
+    return found
+
+
+@pytest.mark.parametrize("regex", PATTERNS)
+def test_every_quantifier_of_every_pattern_is_bounded(regex):
+    assert not _unbounded(compile_pattern(regex)), regex
+
+
+def test_the_bound_check_sees_an_unbounded_repeat():
+    """The check can fail: ``.*`` and ``a+`` are found, ``a{1,40}`` is not."""
+    assert len(_unbounded(re.compile(r"x.*y(?:a+)"))) == 2
+    assert not _unbounded(re.compile(r"(?P<g>a{1,40})|b{0,3}"))

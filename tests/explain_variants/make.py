@@ -5,8 +5,8 @@ non-array leaf, another loop, another entry point), and ``explain`` must still l
 family, while a traceback of another kind gets "no match". Each entry of :data:`VARIANTS`
 is a small program; this script runs each in a fresh process of the worktree's interpreter
 (as ``train.py`` in a temporary folder), and stores its traceback, as Python printed it, in
-``<family>/<name>.txt``, with the folder and the interpreter's prefix written as neutral
-paths (``/home/user/project``, ``/home/user/.venv``) so the files do not depend on the
+``<family>/<name>.txt``, with the folder, the venv's prefix and the base interpreter's written
+as neutral paths (``/home/user/project``, ``/home/user/.venv``, ``/usr``) so the files do not depend on the
 machine. ``expected.json`` holds, for each file, the family and the owner (a case key, a
 finding, or ``lessons``) whose card must come first; ``unrelated`` files expect no match.
 
@@ -34,7 +34,8 @@ from programs import VARIANTS  # noqa: E402
 def neutral(text: str, folder: str) -> str:
     """The traceback with this machine's paths written as neutral ones."""
     text = text.replace(folder, "/home/user/project")
-    return text.replace(sys.prefix, "/home/user/.venv")
+    text = text.replace(sys.prefix, "/home/user/.venv")
+    return text.replace(sys.base_prefix, "/usr")  # the standard library's own frames
 
 
 def run(name: str) -> str:

@@ -8,7 +8,7 @@ that got an answer (an answer to an unrelated traceback counts against it); reca
 hits over the family variants.
 
     .venv/bin/python tests/explain_variants/measure.py                 # this checkout
-    .venv/bin/python tests/explain_variants/measure.py /work/main      # another checkout
+    .venv/bin/python tests/explain_variants/measure.py ../before      # another checkout
 
 With another checkout's path, its ``casebook`` is imported instead (the explain of
 before issue 33 knew only the cases' wordings: its first card's case is its answer).
