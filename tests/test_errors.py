@@ -105,22 +105,12 @@ def test_the_command_reads_a_traceback_from_standard_input():
     assert proc.returncode == 0 and case.issue.label in proc.stdout
 
 
-def test_the_ipython_hint_adds_one_line_and_keeps_the_traceback(capsys):
+def test_the_ipython_hint_adds_one_line_and_keeps_the_traceback(capsys, shell):
     case, message = DISTINCTIVE[0]
-    shown = []
-
-    class Shell:
-        def set_custom_exc(self, types, handler):
-            self.handler = handler
-
-        def showtraceback(self, exc_tuple, tb_offset=None):
-            shown.append(exc_tuple)
-
-    shell = Shell()
     _explain.load_ipython_extension(shell)
     error = TypeError(message.text)
     shell.handler(shell, TypeError, error, None)
-    assert shown == [(TypeError, error, None)]  # the traceback, unchanged
+    assert shell.shown == [(TypeError, error, None)]  # the traceback, unchanged
     assert case.issue.label in capsys.readouterr().out
     shell.handler(shell, ValueError, ValueError("math domain error"), None)
     assert capsys.readouterr().out == ""  # nothing for a message the book does not know

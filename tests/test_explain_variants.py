@@ -124,50 +124,27 @@ def test_the_command_answers_a_variant_with_status_0():
     assert "x64 switched on" in proc.stdout
 
 
-def test_the_ipython_hint_uses_the_same_ranking(capsys):
-    shown = []
-
-    class Shell:
-        def set_custom_exc(self, types, handler):
-            self.handler = handler
-
-        def showtraceback(self, exc_tuple, tb_offset=None):
-            shown.append(exc_tuple)
-
-    shell = Shell()
+def test_the_ipython_hint_uses_the_same_ranking(capsys, shell):
     explain.load_ipython_extension(shell)
     message = _text("prodigy-scan").split("TypeError: ", 1)[1].split("--------------------")[0]
     error = TypeError(message)
     shell.handler(shell, TypeError, error, None)
-    assert shown == [(TypeError, error, None)]
+    assert shell.shown == [(TypeError, error, None)]
     out = capsys.readouterr().out
     assert out.startswith("casebook: like check-findings §5") and len(out.splitlines()) == 1, out
 
 
-def test_the_hint_costs_nothing_until_a_cell_raises(monkeypatch):
+def test_the_hint_costs_nothing_until_a_cell_raises(monkeypatch, shell):
     calls = []
     monkeypatch.setattr(explain, "rank", lambda text: calls.append(text))
-
-    class Shell:
-        def set_custom_exc(self, types, handler):
-            self.handler = handler
-
-    explain.load_ipython_extension(Shell())
+    explain.load_ipython_extension(shell)
     assert calls == []
 
 
-def test_the_hint_reads_a_real_traceback_of_the_user_s_own_cond(capsys):
+def test_the_hint_reads_a_real_traceback_of_the_user_s_own_cond(capsys, shell):
     import jax
     import jax.numpy as jnp
 
-    class Shell:
-        def set_custom_exc(self, types, handler):
-            self.handler = handler
-
-        def showtraceback(self, exc_tuple, tb_offset=None):
-            pass
-
-    shell = Shell()
     explain.load_ipython_extension(shell)
     try:
         jax.lax.cond(True, lambda x: x.astype(jnp.float16), lambda x: x, jnp.ones(2))
