@@ -1,13 +1,33 @@
 """The workshop: student editions a participant can run in Colab, and a plan that fits.
 
-Each student edition runs top to bottom with its exercise cells left empty, and the
-teacher edition's solutions then pass in the same kernel; no raw MyST reaches a student;
-solutions are plain library code; the plan in ``book/teach.md`` is the one the stored
-figures add up to, and it fits its sessions with the slack it promises.
+No raw MyST reaches a student; solutions are plain library code; the plan in
+``book/teach.md`` is the one the stored figures add up to, and it fits its sessions with
+the slack it promises.
+
+An edition is never run here: it is checked against the page it is cut from, whose run
+(``pytest --nbmake``, in the same test command) executes every cell an edition keeps.
+
+- **The page's run proves** that each kept cell, and each teacher's solution with the
+  book's check after it, passes on the page's stack, in the page's kernel.
+- **The static checks prove** that an edition's cells are that run's cells, in its order,
+  with every name they read bound as it was there (``_binds`` and ``_loads``, the cut's
+  own reading of a cell); that each student answer cell is empty and each teacher's
+  solution block is the page's, each solution followed by its check.
+- **One kernel here** runs the only code cells no page runs: the editions' set-up cells.
+
+Before, each edition ran in a kernel of its own, the student's top to bottom and then the
+teacher's solutions: that a kept cell passes is now the page's run; that nothing it needs
+was dropped is the name check (a name, the ``%%on_release`` extension, jax's config and the
+environment); that the solutions pass and are checked is the page's run with the
+solution-block check; the set-up cell's run is the one-kernel test. What only a run of the
+edition would see, and no check here does: a dropped cell's change, in place, to an object
+a kept cell reads (``a.append(x)``), a name a cell reads before binding it itself
+(``x = x + 1``), and a binding behind a line magic (``%time x = f()``).
 """
 
 from __future__ import annotations
 
+import ast
 import json
 import re
 from pathlib import Path
@@ -18,11 +38,12 @@ from nbclient import NotebookClient
 from casebook.project import ROOT
 from casebook.tools import colab
 from casebook.workshop import EXERCISE_TAG, PAGES, RawMyST, cut, leftover, plan, render
-from casebook.workshop._editions import CHECK_TAG
+from casebook.workshop._editions import CHECK_TAG, _binds, _loads, _python
 from casebook.workshop._myst import Links
 
 EDITIONS = {page: cut(page) for page in PAGES}
 PAGE = "notebooks/01-optax-828-zero-nans-multisteps"
+SETUP_TAG = colab.TAGS[0]
 
 
 def _cells(notebook: dict, kind: str) -> list[str]:
@@ -136,25 +157,189 @@ def test_the_set_up_cell_installs_only_what_the_edition_uses():
     assert colab.extras_of(case1["cells"])[:2] == ("history", "eras")
 
 
+# ------------------------------------------------ editions, proved by the page's own run
+
+
+def _page_code(page: str) -> tuple[dict, list[dict]]:
+    """The page's notebook, and its code cells but its set-up cell (an edition has its own)."""
+    notebook = json.loads((ROOT / f"{page}.ipynb").read_text())
+    code = [c for c in notebook["cells"] if c["cell_type"] == "code"]
+    return notebook, [c for c in code if SETUP_TAG not in c.get("metadata", {}).get("tags", [])]
+
+
+def _own_cells(edition: dict, kind: str) -> list[dict]:
+    """The code cells of an edition that are not the page's: its set-up cell and, in a
+    student edition, the empty answer cells."""
+    own = {SETUP_TAG, EXERCISE_TAG} if kind == "student" else {SETUP_TAG}
+    return [
+        c
+        for c in edition["cells"]
+        if c["cell_type"] == "code" and own & set(c.get("metadata", {}).get("tags", []))
+    ]
+
+
+def _kept(page: str, kind: str) -> tuple[list[dict], list[bool]]:
+    """The page's code cells, and which of them the edition keeps: each of its code cells
+    (its own aside) is the next page cell with the same source."""
+    _, code = _page_code(page)
+    edition = getattr(EDITIONS[page], kind)
+    own = [id(c) for c in _own_cells(edition, kind)]
+    kept, at = [False] * len(code), 0
+    for cell in edition["cells"]:
+        if cell["cell_type"] != "code" or id(cell) in own:
+            continue
+        source = "".join(cell["source"])
+        while at < len(code) and "".join(code[at]["source"]) != source:
+            at += 1
+        assert at < len(code), (
+            f"{kind} keeps a cell the page does not run, or out of order:\n{source[:300]}"
+        )
+        kept[at], at = True, at + 1
+    return code, kept
+
+
+def _tree(source: str) -> ast.AST:
+    """The cell as Python, read as the cut reads it (``_python``); empty if it is not."""
+    try:
+        return ast.parse(_python(source))
+    except SyntaxError:
+        return ast.Module(body=[], type_ignores=[])
+
+
+EXTENSION = "%load_ext"
+"""Read as a name: bound by a cell that loads an extension, read by a cell magic."""
+
+STATE = "(jax's config or the environment)"
+"""Read as a name by every cell, bound by a cell that changes jax's config or an
+environment variable: state a cell reads without naming it."""
+
+_CHANGES_STATE = re.compile(
+    r"\bconfig\.update\(|\bos\.environ\b(?:\[[^]]*\]\s*=|\.(?:update|pop)\()"
+)
+
+
+def _reads(source: str) -> set[str]:
+    """The names a cell reads from the cells before it: the names it loads, less those it
+    binds itself (its functions' parameters too); the extension, for a cell magic; the
+    process's state."""
+    params = {a.arg for a in ast.walk(_tree(source)) if isinstance(a, ast.arg)}
+    magic = {EXTENSION} if source.startswith("%%") else set()
+    return (_loads(source) - _binds(source) - params) | magic | {STATE}
+
+
+def _bound(source: str) -> set[str]:
+    """The names a cell binds; the extension, for a cell that loads one; the process's
+    state, for a cell that changes it."""
+    return (
+        _binds(source)
+        | ({EXTENSION} if "%load_ext" in source else set())
+        | ({STATE} if _CHANGES_STATE.search(source) else set())
+    )
+
+
+@pytest.mark.parametrize("kind", ["student", "teacher"])
 @pytest.mark.parametrize("page", PAGES)
-def test_the_student_edition_runs_then_the_teacher_s_solutions_pass(page, tmp_path):
-    """One kernel: the student edition top to bottom (answer cells empty), then every
-    cell of the teacher's solutions and their checks."""
-    edition = EDITIONS[page]
-    notebook = json.loads(json.dumps(edition.student))
-    solutions = _tagged(edition.teacher, EXERCISE_TAG)
-    notebook["cells"] += json.loads(json.dumps(solutions))
+def test_an_edition_keeps_cells_the_page_runs_in_the_page_s_order(page, kind):
+    """Every code cell of an edition but its own (the set-up cell, a student's empty
+    answer cells) is, source for source, a cell the page's nbmake run executes, in the
+    page's order; so a kept cell that passes there is the same code here."""
+    notebook, _ = _page_code(page)
+    code, kept = _kept(page, kind)
+    assert not notebook["metadata"].get("execution", {}).get("allow_errors"), page
+    for cell, keep in zip(code, kept, strict=True):
+        assert not (keep and "skip-execution" in cell.get("metadata", {}).get("tags", []))
+    own = _own_cells(getattr(EDITIONS[page], kind), kind)
+    assert [SETUP_TAG in c["metadata"]["tags"] for c in own].count(True) == 1
+
+
+@pytest.mark.parametrize("kind", ["student", "teacher"])
+@pytest.mark.parametrize("page", PAGES)
+def test_every_name_a_kept_cell_reads_is_bound_as_on_the_page(page, kind):
+    """A name a kept cell reads from the cells before it has its last binding before it,
+    on the page, in a kept cell: no cell the edition drops (a hidden cell, the benchmark,
+    a solution in the student edition) binds what the edition then needs. The same
+    reading of cells as the cut's (``_binds``, ``_loads``, magics through ``_python``)."""
+    code, kept = _kept(page, kind)
+    binds = [_bound("".join(c["source"])) for c in code]
+    missing = []
+    for i in (i for i, keep in enumerate(kept) if keep):
+        source = "".join(code[i]["source"])
+        for name in sorted(_reads(source)):
+            last = next((j for j in range(i - 1, -1, -1) if name in binds[j]), None)
+            if last is not None and not kept[last]:
+                bound = "".join(code[last]["source"])[:120]
+                missing.append(
+                    f"{name!r}: read by\n{source[:120]}\nbound by a dropped cell\n{bound}"
+                )
+    assert not missing, "\n\n".join(missing)
+
+
+def _solutions(page: str) -> list[list[dict]]:
+    """The code cells of each solution block of the page (``solution-start`` to
+    ``solution-end``), in order."""
+    notebook, _ = _page_code(page)
+    blocks: list[list[dict]] = []
+    inside = False
+    for cell in notebook["cells"]:
+        source = "".join(cell["source"]).lstrip()
+        if cell["cell_type"] == "markdown":
+            if source.startswith("```{solution-start}"):
+                blocks.append([])
+                inside = True
+            elif source.startswith("```{solution-end}"):
+                inside = False
+        elif inside:
+            blocks[-1].append(cell)
+    return blocks
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_each_teacher_solution_is_the_page_s_followed_by_its_check(page):
+    """The teacher's cells after each exercise are the page's solution block, cell for
+    cell: the solution, then the book's check of it, tagged ``check``; each solution cell
+    is followed by a check. The page runs them all, so its run proves the solutions pass."""
+    teacher = EDITIONS[page].teacher
+    groups: list[list[dict]] = []
+    for cell in teacher["cells"]:
+        if cell["cell_type"] == "markdown" and "".join(cell["source"]) == "**Solution**":
+            groups.append([])
+        elif EXERCISE_TAG in cell.get("metadata", {}).get("tags", []):
+            groups[-1].append(cell)
+    blocks = _solutions(page)
+    assert len(groups) == len(blocks) == len(_tagged(EDITIONS[page].student, EXERCISE_TAG))
+    for block, group in zip(blocks, groups, strict=True):
+        hidden = [
+            bool({"remove-input", "remove-cell"} & set(c["metadata"].get("tags", [])))
+            for c in block
+        ]
+        assert ["".join(c["source"]) for c in group] == ["".join(c["source"]) for c in block]
+        assert [CHECK_TAG in c["metadata"]["tags"] for c in group] == hidden
+        assert not hidden[0], "a solution block starts with its solution"
+        followed = [hidden[i + 1] for i in range(len(block) - 1) if not hidden[i]]
+        assert len(followed) == hidden.count(False) and all(followed), (
+            "a solution has no check after it"
+        )
+
+
+def test_the_cells_no_page_runs_run_in_one_kernel(tmp_path):
+    """An edition's own code cells are its set-up cell and empty answer cells (the rest
+    are the page's, ``test_an_edition_keeps_cells_the_page_runs_in_the_page_s_order``):
+    the set-up cells, one of each source, run here, in one kernel."""
     import nbformat
 
-    nb = nbformat.from_dict(notebook)
+    sources = sorted(
+        {
+            "".join(c["source"])
+            for page in PAGES
+            for kind in ("student", "teacher")
+            for c in _tagged(getattr(EDITIONS[page], kind), SETUP_TAG)
+        }
+    )
+    nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
     NotebookClient(
-        nb, timeout=900, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
+        nb, timeout=120, kernel_name="python3", resources={"metadata": {"path": str(tmp_path)}}
     ).execute()
-    # execute() raised on the first failing cell; what is left to prove is that the
-    # solutions were checked at all: every exercise of the edition has a check that ran.
-    checks = [c for c in nb.cells if CHECK_TAG in c.metadata.get("tags", [])]
-    assert len(checks) >= len(_tagged(edition.student, EXERCISE_TAG)), "an exercise has no check"
-    assert all(c.execution_count for c in checks)
+    assert sources and all(c.execution_count for c in nb.cells)
 
 
 # ----------------------------------------------------------------------------- plan

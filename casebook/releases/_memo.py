@@ -1,12 +1,13 @@
 """Grids computed once per suite run: a version table's cells, shared by pages and tests.
 
 A page's version grid (its trigger on every release, or a message's history over the
-eras) is asked for again in the same test run: ``tests/test_workshop.py`` runs each
-page's student and teacher editions, and those of cases 1, 2 and 4 and of the lessons
-hold grid cells. Under the test command, ``CASEBOOK_GRID_MEMO`` names a folder of the
-run's own, and :func:`run_once` keeps every cell of
-:func:`casebook.releases.version_table` there: a later ask for the same cell, from any
-worker or kernel, reads the outcome instead of running it again.
+eras) can be asked for again in the same test run: ``tests/test_lessons_families.py``
+runs the lessons page once more, top to bottom, and with it the page's
+``program_table("lessons.lbfgs", ...)`` cells. (The workshop editions ask for none:
+``tests/test_workshop.py`` checks them against their pages' runs.) Under the test
+command, ``CASEBOOK_GRID_MEMO`` names a folder of the run's own, and :func:`run_once`
+keeps every cell of :func:`casebook.releases.version_table` there: a later ask for the
+same cell, from any worker or kernel, reads the outcome instead of running it again.
 
 The same cell means the same code on the same files with the same options and
 environment: the key holds the code, the release's label, interpreter and folders (a

@@ -11,7 +11,9 @@ so that the edition runs top to bottom without the rest of the book's assertions
 set-up cell is the page's, recomputed for what the edition uses
 (:func:`casebook.tools.colab.extras_of`): an edition without the benchmark may need less.
 
-Standard library only (IPython, where installed, reads magics for the name analysis).
+Standard library only. The name analysis reads a cell magic's body as Python and blanks
+line magics (``_python``); ``tests/test_workshop.py`` checks each edition against its page's
+run with the same reading.
 """
 
 from __future__ import annotations
