@@ -9,7 +9,7 @@ installs there, with its size as PyPI lists it. :func:`measure` checks that thos
 are the lock's (the same pins, each wheel's sha256 among its pin's hashes) and sums them;
 :func:`record` writes the result into the ``[era]`` table of the case's ``case.toml``::
 
-    download = { wheels = 23, bytes = 142612345 }
+    download = { wheels = 12, bytes = 140328779 }
 
 ``python -m casebook.releases.erasize [KEY ...]`` does both for every era (or those named),
 with network; run it after locking an era (CONTRIBUTING.md). Without network, the tests
