@@ -1,6 +1,6 @@
 """Era stacks (casebook.releases.eras): the real manifest's eras, and a synthetic era built
 and run without network: a venv of this Python holding one tiny wheel (``fakepkg``) from
-a local directory, pinned by its sha256 in the era's lock.
+a local directory, pinned by its sha256 in the era's lock, installed by uv as everywhere.
 """
 
 from __future__ import annotations
@@ -9,13 +9,14 @@ import hashlib
 import re
 import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import pytest
 from test_releases import _wheel
 
 from casebook import cases, releases as r
-from casebook.releases import eras
+from casebook.releases import _manifest, eras, erasize
 
 THIS_PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
@@ -35,18 +36,35 @@ def test_the_real_eras_are_pinned_and_dated() -> None:
         pins = re.findall(r"^\S+==\S+ \\$", text, re.M)
         hashed = re.findall(r"^\S+==\S+ \\\n    --hash=sha256:[0-9a-f]{64}", text, re.M)
         assert pins and len(hashed) == len(pins), era.name  # every pin has its hashes
+        # the recorded download is this lock's: one wheel per pin (erasize checked each
+        # wheel's hash against the lock when it measured them); a jaxlib alone is > 50 MB
+        assert len(erasize.pins(text)) == len(pins) == era.download_wheels, era.name
+        assert 50e6 < era.download_bytes < 500e6, era.name
 
 
-def _era(tmp_path: Path, *, good_hash: bool = True, python: str = THIS_PYTHON) -> eras.Era:
-    index = tmp_path / "index"
-    index.mkdir(exist_ok=True)
-    wheel = _wheel(index, "3.0", "def era():\n    return 'the day of the report'\n")
+def _era(
+    tmp_path: Path, *, good_hash: bool = True, python: str = THIS_PYTHON, index: str = "--no-index"
+) -> eras.Era:
+    """The synthetic era; ``index=""`` lets uv look beyond the local directory (PyPI,
+    where it may download; offline, only its cache)."""
+    wheels = tmp_path / "index"
+    wheels.mkdir(exist_ok=True)
+    wheel = _wheel(wheels, "3.0", "def era():\n    return 'the day of the report'\n")
     digest = hashlib.sha256(wheel.read_bytes()).hexdigest() if good_hash else "0" * 64
     lock = tmp_path / "fake.txt"
-    lock.write_text(
-        f"--no-index\n--find-links {index}\nfakepkg==3.0 \\\n    --hash=sha256:{digest}\n"
+    links = wheels if index else tmp_path / "nothing-here"
+    links.mkdir(exist_ok=True)
+    lock.write_text(f"{index}\n--find-links {links}\nfakepkg==3.0 \\\n    --hash=sha256:{digest}\n")
+    return eras.Era(
+        "fake",
+        "2024-01-01",
+        "https://example.org/1",
+        python,
+        lock,
+        {"fakepkg": "3.0"},
+        1,
+        2_400_000,
     )
-    return eras.Era("fake", "2024-01-01", "https://example.org/1", python, lock, {"fakepkg": "3.0"})
 
 
 @pytest.fixture
@@ -126,7 +144,7 @@ def test_an_interrupted_build_leaves_nothing_and_a_rerun_is_clean(
     era = _era(tmp_path)
     real_build = eras._build
 
-    def interrupted(era_, base, venv):
+    def interrupted(era_, base, venv, say):
         venv.mkdir(parents=True)
         (venv / "half").write_text("")
         raise KeyboardInterrupt
@@ -143,3 +161,96 @@ def test_an_interrupted_build_leaves_nothing_and_a_rerun_is_clean(
     monkeypatch.setattr(eras, "_build", real_build)
     assert eras.ensure(era, log=lambda _: None).exists()
     assert sorted(p.name for p in (cache / "eras").iterdir()) == ["fake"]
+
+
+def test_on_demand_the_size_comes_first_then_uv_s_own_lines(tmp_path, cache, monkeypatch) -> None:
+    """On demand (a page in Colab), uv may download: the era's recorded size is printed
+    before uv runs, and uv's lines follow as it prints them."""
+    monkeypatch.setenv(_manifest.ON_DEMAND_ENV, "1")
+    said: list[str] = []
+    eras.ensure(_era(tmp_path), log=said.append)
+    size = said.index(
+        "casebook: era:fake: downloading about 2 MB (1 wheels; less where uv's cache holds "
+        "some) ..."
+    )
+    uv_lines = [i for i, line in enumerate(said) if line.startswith("  uv: ")]
+    assert uv_lines and size < uv_lines[0]
+    assert "  uv:  + fakepkg==3.0" in said
+
+
+def test_off_demand_a_missing_era_downloads_nothing_and_names_the_fix(
+    tmp_path, cache, monkeypatch
+) -> None:
+    """Off demand (the test suite, a page in a clone), uv runs offline: an era whose wheels
+    are not in uv's cache fails at once, naming the set-up step, every time (no failure
+    record turns it into another error), and says nothing of a download."""
+    monkeypatch.delenv(_manifest.ON_DEMAND_ENV, raising=False)
+    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "empty-uv-cache"))
+    # were uv to go online after all, the index it would reach is an empty folder
+    monkeypatch.setenv("UV_DEFAULT_INDEX", (tmp_path / "no-index").as_uri())
+    era = _era(tmp_path, index="")  # fakepkg is nowhere but on an index uv may not reach
+    said: list[str] = []
+    for _ in range(2):
+        with pytest.raises(
+            r.ReleaseNotCached, match=r"era:fake is not built.*`python3 -m casebook fetch`"
+        ):
+            eras.ensure(era, log=said.append)
+    assert not any("downloading" in line or "uv:" in line for line in said)
+    assert not (cache / "eras").exists() or not any((cache / "eras").iterdir())
+
+
+_LOCK = """\
+absl-py==2.1.0 \\
+    --hash=sha256:{a} \\
+    --hash=sha256:{b}
+    # via chex
+jaxlib==0.4.25 \\
+    --hash=sha256:{c}
+"""
+
+
+def _pylock(*packages: tuple[str, str, str, int]) -> str:
+    return "".join(
+        f'[[packages]]\nname = "{name}"\nversion = "{version}"\n'
+        f'wheels = [{{ url = "https://x/{name}.whl", size = {size}, '
+        f'hashes = {{ sha256 = "{digest}" }} }}]\n'
+        for name, version, digest, size in packages
+    )
+
+
+def test_a_recorded_size_sums_the_wheels_uv_picks_from_the_lock() -> None:
+    """erasize counts and sums the one wheel per pin of uv's pylock.toml, and refuses one
+    that is not the lock's (another version, a hash the lock does not name) or a pin left
+    without a wheel: a size is recorded only for the lock it was measured on."""
+    lock = _LOCK.format(a="a" * 64, b="b" * 64, c="c" * 64)
+    good = [("absl-py", "2.1.0", "b" * 64, 1_000), ("jaxlib", "0.4.25", "c" * 64, 79_000_000)]
+    assert erasize.measure(_pylock(*good), lock) == erasize.Download(2, 79_001_000)
+    with pytest.raises(r.ReleaseError, match="jaxlib==0.4.25: not a pin of the lock"):
+        erasize.measure(_pylock(good[0], ("jaxlib", "0.4.25", "d" * 64, 1)), lock)
+    with pytest.raises(r.ReleaseError, match="jaxlib==0.4.26: not a pin of the lock"):
+        erasize.measure(_pylock(good[0], ("jaxlib", "0.4.26", "c" * 64, 1)), lock)
+    with pytest.raises(r.ReleaseError, match="the lock pins jaxlib, which uv does not"):
+        erasize.measure(_pylock(good[0]), lock)
+
+
+def test_a_recorded_size_goes_into_the_era_table(tmp_path) -> None:
+    facts = tmp_path / "case.toml"
+    facts.write_text('[issue]\nopened = "x"\n\n[era]\npython = "3.12"\npackages = { jax = "1" }\n')
+    erasize.record(facts, erasize.Download(2, 5))
+    erasize.record(facts, erasize.Download(3, 7))  # replaced, not added again
+    era = tomllib.loads(facts.read_text())["era"]
+    assert era["download"] == {"wheels": 3, "bytes": 7} and era["packages"] == {"jax": "1"}
+
+
+def test_set_up_and_on_demand_run_one_uv_command_and_the_test_suite_its_offline_twin(
+    tmp_path,
+) -> None:
+    era = _era(tmp_path)
+    venv = tmp_path / "venv"
+    online = eras.install_command("uv", era, venv, online=True)
+    offline = eras.install_command("uv", era, venv, online=False)
+    lock = ["--require-hashes", "--no-deps", "-r", str(era.lock)]
+    assert online[:3] == ["uv", "pip", "install"] and online[-4:] == lock
+    assert online[online.index("--python") + 1] == str(venv / "bin" / "python")
+    assert [a for a in offline if a not in online] == ["--offline"]
+    assert [a for a in online if a not in offline] == ["--system-certs"]

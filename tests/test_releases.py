@@ -801,3 +801,25 @@ def test_a_machine_keeps_at_most_max_servers(own_pool, monkeypatch):
     r.run("import fakepkg", "fakepkg==2.0")
     (new,) = pool.live_servers()
     assert new.pid != old.pid and new.directory != old.directory
+
+
+def test_a_missing_release_downloads_on_demand_only(tmp_path, monkeypatch):
+    """Off demand (the test suite), a missing release fails naming the set-up step; on
+    demand (Colab), its first run fetches it as the set-up does."""
+    monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "empty"))
+    monkeypatch.delenv("CASEBOOK_MANIFEST", raising=False)  # the book's manifest
+    fetched: list[str] = []
+
+    def fake_fetch(specs, **kwargs):
+        fetched.extend(specs)
+        return []
+
+    monkeypatch.setattr(manifest, "fetch", fake_fetch)
+    monkeypatch.delenv(manifest.ON_DEMAND_ENV, raising=False)
+    with pytest.raises(r.ReleaseNotCached, match="python3 -m casebook fetch"):
+        manifest.locate("optax==0.1.9")
+    assert fetched == []
+    monkeypatch.setenv(manifest.ON_DEMAND_ENV, "1")
+    with pytest.raises(r.ReleaseNotCached):  # the fake fetched nothing
+        manifest.locate("optax==0.1.9")
+    assert fetched == ["optax==0.1.9"]

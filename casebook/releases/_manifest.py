@@ -4,8 +4,8 @@ The releases are listed once, with the sha256 of their wheels, in ``manifest.tom
 :func:`fetch` (``python3 -m casebook fetch``) downloads exactly those wheels with pip
 (which enforces the hashes), verifies them again and unpacks them into the cache;
 :func:`locate` finds an unpacked release for a run. Nothing is downloaded at run time,
-and every error names the command that fixes it, except on demand (a page in Colab,
-:mod:`casebook.releases._ondemand`), where a missing wheel is fetched by its first run.
+and every error names the command that fixes it, except on demand (:func:`on_demand`: a
+page in Colab), where :func:`locate` fetches a missing wheel the same way, by its first run.
 
 Standard library only: ``python3 -m casebook fetch`` imports this before anything else is
 installed.
@@ -32,6 +32,7 @@ from casebook.releases.errors import HashMismatch, ReleaseError, ReleaseNotCache
 
 __all__ = [
     "MANIFEST",
+    "ON_DEMAND_ENV",
     "REPO_ROOT",
     "SETUP_COMMAND",
     "Release",
@@ -41,6 +42,7 @@ __all__ = [
     "load_manifest",
     "Located",
     "locate",
+    "on_demand",
     "release_dir",
     "parse_spec",
     "resolve",
@@ -54,6 +56,9 @@ REPO_ROOT = ROOT
 """The directory that holds the ``casebook`` package: the clone, or site-packages."""
 MANIFEST = Path(__file__).resolve().parent / "manifest.toml"
 SETUP_COMMAND = "python3 -m casebook fetch"
+ON_DEMAND_ENV = "CASEBOOK_ON_DEMAND"
+"""Set to ``1`` (a page's set-up cell does, in Colab) to download what a run needs on
+first use: a historical wheel here, an era stack in :mod:`casebook.releases.eras`."""
 
 
 @dataclasses.dataclass(frozen=True)
@@ -173,10 +178,10 @@ def resolve(spec: str, manifest: Mapping[str, Release] | None = None) -> Release
     return manifest[key]
 
 
-def _on_demand() -> bool:
-    from casebook.releases import _ondemand  # which imports this module's sha256_of
-
-    return _ondemand.enabled()
+def on_demand() -> bool:
+    """Whether this process may download what a run needs (:data:`ON_DEMAND_ENV`); off
+    (the test suite, a clone), a missing release or era fails, naming the set-up step."""
+    return os.environ.get(ON_DEMAND_ENV, "") not in ("", "0")
 
 
 def sha256_of(path: Path) -> str:
@@ -277,7 +282,7 @@ def locate(
     rel = resolve(spec, manifest)
     cache = Path(cache or cache_dir())
     marker = _marker(rel, cache)
-    if not marker.exists() and _on_demand():
+    if not marker.exists() and on_demand():
         fetch([rel.spec], cache=cache, manifest=manifest)
     if not marker.exists():
         raise ReleaseNotCached(

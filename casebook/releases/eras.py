@@ -10,15 +10,22 @@ era, for CPython on Linux x86_64. The era lives in its case's folder, written on
     [era]
     python = "3.12"
     packages = { jax = "0.4.25", jaxlib = "0.4.25", optax = "0.1.9" }
+    download = { wheels = 12, bytes = 140328779 }
 
-and ``era.txt`` beside it is the lock. This module reads those files as data (it imports
-nothing of :mod:`casebook.cases`, which sits above it).
+and ``era.txt`` beside it is the lock; ``download`` is what uv measured when the era was
+locked (:mod:`casebook.releases.erasize`). This module reads those files as data (it
+imports nothing of :mod:`casebook.cases`, which sits above it).
 
 A run names an era as its target, ``"era:optax-828"`` (``%%on_release era:optax-828``).
 :func:`ensure` builds the era's venv on first use, under the cache (``eras/KEY``), with
-an interpreter of the era's Python (:func:`find_python`), installing the lock with
-``--require-hashes --no-deps`` (with uv when it is installed: its wheel cache is shared
-by all eras, and by every clone on the machine).
+an interpreter of the era's Python (:func:`find_python`), in one way everywhere:
+``uv pip install --require-hashes --no-deps -r era.txt``. uv picks each pin's wheel for
+the venv's Python and platform, checks its hash, and keeps it in its wheel cache, shared
+by all eras and by every clone on the machine. Where it may download (the set-up,
+:func:`ensure_all`; a page in Colab, :func:`casebook.releases._manifest.on_demand`), the
+era's recorded size is printed first and uv's own lines follow as they come; anywhere
+else (the test suite, a page in a clone) uv runs ``--offline``, so an era whose wheels
+are not in its cache fails at once, naming ``python3 -m casebook fetch``.
 A venv is built in a scratch directory and renamed into place only when complete, so a
 failed build leaves nothing behind and the next run retries it cleanly.
 
@@ -41,13 +48,13 @@ from pathlib import Path
 
 from casebook import storage
 from casebook.project import PACKAGE
-from casebook.releases import _ondemand
-from casebook.releases._manifest import cache_dir
+from casebook.releases._manifest import cache_dir, on_demand
 from casebook.releases.errors import (
     EraBuildFailed,
     EraPythonMissing,
     HashMismatch,
     ReleaseError,
+    ReleaseNotCached,
     UnknownEra,
 )
 
@@ -68,7 +75,9 @@ _STAMP = ".casebook-era"
 
 @dataclasses.dataclass(frozen=True)
 class Era:
-    """The stack of the day an issue was reported: its lock, its Python, its versions."""
+    """The stack of the day an issue was reported: its lock, its Python, its versions, and
+    what installing it downloads (wheels and bytes, for CPython on Linux x86_64, as uv
+    measured them when it was locked; 0 where nothing was recorded)."""
 
     name: str
     reported: str
@@ -76,6 +85,8 @@ class Era:
     python: str
     lock: Path
     packages: Mapping[str, str]
+    download_wheels: int = 0
+    download_bytes: int = 0
 
     @property
     def spec(self) -> str:
@@ -113,6 +124,7 @@ def load_eras(path: Path | None = None) -> dict[str, Era]:
             python=facts["era"]["python"],
             lock=facts_file.parent / LOCK_FILE,
             packages=dict(facts["era"]["packages"]),
+            **_download(facts["era"]),
         )
     return eras
 
@@ -130,8 +142,18 @@ def _eras_of_file(path: Path) -> dict[str, Era]:
             python=entry["python"],
             lock=lock if lock.is_absolute() else path.parent / lock,
             packages=dict(entry["packages"]),
+            **_download(entry),
         )
     return eras
+
+
+def _download(table: Mapping) -> dict[str, int]:
+    """The :class:`Era` fields of an ``[era]`` table's ``download`` (absent: none)."""
+    recorded = table.get("download", {})
+    return {
+        "download_wheels": recorded.get("wheels", 0),
+        "download_bytes": recorded.get("bytes", 0),
+    }
 
 
 def history(requires: tuple[str, ...] = (), eras: Mapping[str, Era] | None = None) -> list[str]:
@@ -245,8 +267,14 @@ def ensure(
     cache: Path | None = None,
     log: Callable[[str], None] = print,
     retry: bool = False,
+    online: bool | None = None,
 ) -> Path:
     """The interpreter of the era's venv, built first if it is missing or stale.
+
+    ``online`` (by default: on demand, :func:`casebook.releases._manifest.on_demand`) lets
+    uv download; then the era's size is printed first. Offline, an era whose wheels are
+    not all in uv's cache raises :class:`ReleaseNotCached`, naming the set-up step, and
+    records no failure (that step, or going online, builds it).
 
     A venv is stale when its stamp names another lock (the lock changed), and missing
     when a build was interrupted (it builds in a scratch directory, renamed only when
@@ -275,13 +303,18 @@ def ensure(
         base = find_python(era.python)
         scratch = final.with_name(f"{final.name}.partial-{os.getpid()}")
         shutil.rmtree(scratch, ignore_errors=True)
+        online = on_demand() if online is None else online
         log(f"casebook: building the era {era} with Python {era.python}")
+        if online:
+            log(f"casebook: {era.spec}: downloading {_size(era)} ...")
         try:
-            _build(era, base, scratch)
+            _build(era, base, scratch, log if online else None)
             storage.write_text(scratch / _STAMP, era.digest)
             shutil.rmtree(final, ignore_errors=True)
             scratch.rename(final)
             failed.unlink(missing_ok=True)
+        except ReleaseNotCached:
+            raise
         except (ReleaseError, OSError, subprocess.SubprocessError) as error:
             final.parent.mkdir(parents=True, exist_ok=True)
             storage.write_text(failed, f"{era.digest}\n{type(error).__name__}: {error}")
@@ -311,40 +344,60 @@ def ensure_all(
     eras = load_eras() if eras is None else eras
     t0 = time.perf_counter()
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        pythons = list(pool.map(lambda era: ensure(era, log=log, retry=True), eras.values()))
+        pythons = list(
+            pool.map(lambda era: ensure(era, log=log, retry=True, online=True), eras.values())
+        )
     log(f"casebook: {len(pythons)} era stack(s) ready in {time.perf_counter() - t0:.0f} s")
     return pythons
 
 
-def _build(era: Era, base: str, venv: Path) -> None:
-    """Make the venv at ``venv`` and install the era's lock into it: with uv when it is
-    installed (its wheel cache is shared; the system's certificates are trusted, as pip
-    trusts its configured ones), else, or if uv cannot reach the index, with pip. Either
-    compiles the bytecode now, so the first run in the era does not. On demand (Colab,
-    :mod:`casebook.releases._ondemand`), the wheels are downloaded first, their size
-    printed and a progress bar shown, and installed from those files alone."""
-    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
-    python = venv / "bin" / "python"
-    pins = ["--require-hashes", "--no-deps", "-r", str(era.lock)]
-    if _ondemand.enabled():
-        wheels = venv.parent / f"{era.name}.wheels"
-        _ondemand.download(_ondemand.choose(era.lock, era.python), wheels, f"era:{era.name}")
-        pins = ["--no-index", "--find-links", str(wheels), *pins]
+def _size(era: Era) -> str:
+    """What :func:`ensure` says it downloads: the recorded size, or that none is."""
+    if not era.download_bytes:
+        return "its wheels (no size recorded for it)"
+    return (
+        f"about {era.download_bytes / 1e6:.0f} MB ({era.download_wheels} wheels; "
+        f"less where uv's cache holds some)"
+    )
+
+
+def install_command(uv_path: str, era: Era, venv: Path, *, online: bool) -> list[str]:
+    """The one command that installs an era, on every path: uv installs the hashed lock
+    into ``venv``, choosing each pin's wheel for its Python and platform, and compiles the
+    bytecode now so the first run in the era does not. ``online``, it may download and
+    trusts the system's certificates (as pip trusts its configured ones); otherwise it
+    reads its cache only (``--offline``)."""
+    command = [uv_path, "pip", "install", "--compile-bytecode", "--python"]
+    command += [str(venv / "bin" / "python"), "--system-certs" if online else "--offline"]
+    return [*command, "--require-hashes", "--no-deps", "-r", str(era.lock)]
+
+
+def _build(era: Era, base: str, venv: Path, say: Callable[[str], None] | None) -> None:
+    """Make the venv at ``venv`` and install the era's lock into it
+    (:func:`install_command`): online where ``say`` is given, which receives uv's lines as
+    uv prints them."""
     uv_path = uv()
-    if uv_path:
-        command = [uv_path, "pip", "install", "--quiet", "--system-certs", "--compile-bytecode"]
-        command += ["--python", str(python)]
-        proc = subprocess.run([*command, *pins], capture_output=True, text=True)
-        if proc.returncode == 0:
-            return
-        _raise_on_hash(era, proc.stdout + proc.stderr)
-    subprocess.run([str(python), "-m", "ensurepip", "-q"], check=True, capture_output=True)
-    command = [str(python), "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    proc = subprocess.run([*command, *pins], capture_output=True, text=True)
-    if proc.returncode:
-        output = proc.stdout + proc.stderr
-        _raise_on_hash(era, output)
-        raise ReleaseError(f"installing {era.spec} failed:\n{output[-3000:]}")
+    if uv_path is None:
+        raise ReleaseError(f"building {era.spec} needs uv: `pip install uv` (the eras extra)")
+    subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
+    command = install_command(uv_path, era, venv, online=say is not None)
+    proc = subprocess.Popen(command, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True)
+    lines = []
+    for line in proc.stdout or ():
+        lines.append(line)
+        if say:
+            say(f"  uv: {line.rstrip()}")
+    if proc.wait() == 0:
+        return
+    output = "".join(lines)
+    _raise_on_hash(era, output)
+    if not say:
+        raise ReleaseNotCached(
+            f"{era.spec} is not built, and uv's cache lacks wheels of {era.lock.name} "
+            f"(nothing is downloaded here). Run `{FIX_COMMAND}` (both README commands run "
+            f"it), which downloads {_size(era)}.\n{output[-1500:]}"
+        )
+    raise ReleaseError(f"installing {era.spec} failed:\n{output[-3000:]}")
 
 
 def _raise_on_hash(era: Era, output: str) -> None:
