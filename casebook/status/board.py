@@ -20,12 +20,11 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from casebook import cases, releases
+from casebook import cases, lock, releases
 from casebook.cases import Trigger
 from casebook.display import Cell, Table, TableDisplay
 from casebook.project import LIBRARIES, PACKAGES
 from casebook.releases import eras
-from casebook.tools import environment
 
 __all__ = ["BOARD", "Board", "Row", "run_board"]
 
@@ -137,7 +136,7 @@ class Board(list[Row], TableDisplay):
             if r.era is not None and r.era[1] not in FAILS_IN_ERA
         ]
         if problems:
-            locked = environment.locked_versions(PACKAGES)
+            locked = lock.locked_versions(PACKAGES)
             moved = [
                 f"{name} {locked[name]} -> {md.version(name)}"
                 for name in locked
