@@ -104,6 +104,20 @@ def _cells(r: Row) -> tuple[Cell, ...]:
     return key, what, status, Cell(r.detail, code=True), era
 
 
+def _moved() -> str:
+    """The watched packages whose installed release differs from the lock's pin; the lock
+    is read only in a clone (an installed package has none)."""
+    if not releases.running_from_checkout():
+        return "no lock at hand: casebook installed as a package"
+    locked = lock.locked_versions(PACKAGES)
+    moved = [
+        f"{name} {locked[name]} -> {md.version(name)}"
+        for name in locked
+        if _installed(name) and md.version(name) != locked[name]
+    ]
+    return ", ".join(moved) if moved else "none: the lock's own pins"
+
+
 class Board(list[Row], TableDisplay):
     """The rows of :func:`run_board`; a table as text and HTML (with links)."""
 
@@ -136,16 +150,9 @@ class Board(list[Row], TableDisplay):
             if r.era is not None and r.era[1] not in FAILS_IN_ERA
         ]
         if problems:
-            locked = lock.locked_versions(PACKAGES)
-            moved = [
-                f"{name} {locked[name]} -> {md.version(name)}"
-                for name in locked
-                if _installed(name) and md.version(name) != locked[name]
-            ]
-            why = ", ".join(moved) if moved else "none: the lock's own pins"
             raise releases.ExpectationError(
                 f"the board changed on {self.versions} (releases that differ from the "
-                f"lock: {why}):\n  " + "\n  ".join(problems)
+                f"lock: {_moved()}):\n  " + "\n  ".join(problems)
             )
         return self
 
