@@ -16,8 +16,9 @@ variants and asserts claims; :mod:`casebook.cases` is the registry, one folder p
 
 ``python3 -m casebook`` (:mod:`casebook.__main__`) dispatches the README's commands; it and
 the set-up (:mod:`casebook.tools.environment`) use only the standard library, so they run
-before anything is installed. Submodules are imported explicitly, so ``import casebook``
-stays free of jax.
+before anything is installed. The maintainer's folders (``tools``, ``sync``, ``workshop``,
+``corpus``) live in a clone only: the wheel holds what readers and pages import.
+Submodules are imported explicitly, so ``import casebook`` stays free of jax.
 """
 
 from importlib.metadata import PackageNotFoundError, version

@@ -36,49 +36,79 @@ This module only dispatches: each command is a function of the module that owns 
 concern, imported when the command runs. It and :mod:`casebook.tools.environment` use
 only the standard library, so the commands run on a fresh machine that has nothing but
 Python, and explain themselves on an old one.
+
+An installed ``casebook`` (``pip install casebook``) has the reader's commands (explain,
+fetch, pool); the maintainer's (set-up, test, book, sync, ...) live in ``casebook.tools``
+and the other folders a clone alone has (``pyproject.toml`` leaves them out of the wheel).
+Asked for one of those, it says in one line how to get a clone, and exits with 2.
 """
 
 from __future__ import annotations
 
 import importlib
+import importlib.metadata
+import importlib.util
 import subprocess
 import sys
-from collections.abc import Callable
+from dataclasses import dataclass
 
-from casebook.tools import environment
+from casebook.lock import check_python
 
-Command = Callable[[list[str], bool], object]
+SETUP = "casebook.tools.environment"
+"""The set-up, which a command that needs jax runs first (a clone's)."""
+
+
+@dataclass(frozen=True)
+class Command:
+    """``module.function``, called with the command's arguments (``args``) and the
+    ``--gpu`` flag (``gpu``) where it takes them; with ``venv``, ``python -m module ARGS``
+    in ``.venv`` after the set-up instead (the commands that need jax)."""
+
+    module: str
+    function: str = "main"
+    args: bool = True
+    gpu: bool = False
+    venv: bool = False
+
+    def installed(self) -> bool:
+        """Whether this installation has the modules the command runs (a wheel has only
+        the reader's part of the package)."""
+        needed = [SETUP, self.module] if self.venv else [self.module]
+        try:
+            return all(importlib.util.find_spec(name) is not None for name in needed)
+        except ModuleNotFoundError:  # its folder is not installed
+            return False
+
+    def __call__(self, argv: list[str], on_gpu: bool) -> object:
+        if self.venv:
+            return importlib.import_module(SETUP).in_venv(self.module, argv, on_gpu)
+        target = getattr(importlib.import_module(self.module), self.function)
+        given = ([argv] if self.args else []) + ([on_gpu] if self.gpu else [])
+        return target(*given)
 
 
 def _here(module: str, function: str, *, args: bool = True, gpu: bool = False) -> Command:
-    """A command run in this interpreter: ``module.function``, called with the
-    command's arguments (``args``) and the ``--gpu`` flag (``gpu``) where it takes them."""
-
-    def command(argv: list[str], on_gpu: bool) -> object:
-        target = getattr(importlib.import_module(module), function)
-        given = ([argv] if args else []) + ([on_gpu] if gpu else [])
-        return target(*given)
-
-    return command
+    """A command run in this interpreter."""
+    return Command(module, function, args=args, gpu=gpu)
 
 
 def _in_venv(module: str) -> Command:
     """A command that needs jax: set up, then ``python -m MODULE ARGS`` in ``.venv``."""
-    return lambda argv, on_gpu: environment.in_venv(module, argv, on_gpu)
+    return Command(module, venv=True)
 
 
 COMMANDS: dict[str, Command] = {
-    "setup": _here("casebook.tools.environment", "setup", args=False, gpu=True),
+    "setup": _here(SETUP, "setup", args=False, gpu=True),
     "fetch": _here("casebook.releases", "fetch_command"),
     "book": _here("casebook.tools.book", "build", args=False, gpu=True),
     "test": _here("casebook.tools.suite", "test", gpu=True),
-    "device": _here("casebook.tools.environment", "device", args=False, gpu=True),
-    "lock": _here("casebook.tools.environment", "lock", args=False),
-    "latest": _here("casebook.status.latest", "main"),
+    "device": _here(SETUP, "device", args=False, gpu=True),
+    "lock": _here(SETUP, "lock", args=False),
+    "latest": _here("casebook.tools.latest", "main"),
     "colab-sim": _here("casebook.tools.colabsim", "main"),
     "sync": _in_venv("casebook.sync"),
-    "bench": _in_venv("casebook.status.selfbench"),
-    "profile": _in_venv("casebook.status.profile"),
+    "bench": _in_venv("casebook.tools.selfbench"),
+    "profile": _in_venv("casebook.tools.profile"),
     "check-corpus": _in_venv("casebook.corpus"),
     "pool": _here("casebook.releases._pool", "main"),
     "explain": _here("casebook.explain", "main"),
@@ -88,11 +118,29 @@ COMMANDS: dict[str, Command] = {
 }
 
 
+def needs_clone(command: str) -> str:
+    """The one line that says ``command`` is a maintainer's and how to get a clone."""
+    try:
+        urls = importlib.metadata.metadata("casebook").get_all("Project-URL") or []
+    except importlib.metadata.PackageNotFoundError:
+        urls = []
+    source = next((u.split(",", 1)[1].strip() for u in urls if u.startswith("Source,")), "")
+    clone = f"git clone {source} && cd {source.rsplit('/', 1)[-1]}" if source else "clone it"
+    return (
+        f"casebook {command}: this command needs a clone of the book's repository (the "
+        f"installed package has only the reader's part): {clone} && python3 -m casebook "
+        f"{command}"
+    )
+
+
 def main(argv: list[str]) -> None:
     """Check the Python, then run ``argv[0]`` with the rest (``--gpu`` taken out)."""
-    environment.check_python()
+    check_python()
     if not argv or argv[0] not in COMMANDS:
         sys.exit(__doc__)
+    if not COMMANDS[argv[0]].installed():
+        print(needs_clone(argv[0]), file=sys.stderr)
+        sys.exit(2)
     gpu = "--gpu" in argv[1:]
     args = [a for a in argv[1:] if a != "--gpu"]
     try:

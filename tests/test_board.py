@@ -127,3 +127,19 @@ def test_the_board_fails_on_a_changed_row_and_names_it():
     )
     with pytest.raises(AssertionError, match="no longer fails in era:optax-828"):
         era_fixed.check()
+
+
+def test_a_changed_row_is_named_in_an_installed_package_too(monkeypatch):
+    """The status page in Colab runs the installed package, which has no lock file: the
+    message says so instead of failing to read it."""
+    monkeypatch.setattr(board.releases, "running_from_checkout", lambda: False)
+
+    def no_lock(names=None):
+        raise FileNotFoundError("requirements.txt")  # as in a wheel: no lock file
+
+    monkeypatch.setattr(board.lock, "locked_versions", no_lock)
+    trigger = board.BOARD[0]
+    flipped = "silent" if trigger.recorded != "silent" else "fixed"
+    changed = board.Board([board.Row(trigger, flipped, "now different", None)], "jax 0.12")
+    with pytest.raises(AssertionError, match=r"lock: no lock at hand.*\n  optax#828: recorded"):
+        changed.check()

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from casebook import __main__ as cli
+from casebook import __main__ as cli, lock
 from casebook.tools import environment
 
 
@@ -51,14 +51,14 @@ def test_unknown_command_prints_the_usage():
 
 @pytest.mark.parametrize("version", [(3, 11), (3, 10), (2, 7)])
 def test_an_old_python_gets_the_supported_versions_and_how_to_get_one(version):
-    message = environment.python_problem(version)
+    message = lock.python_problem(version)
     assert f"this is Python {version[0]}.{version[1]}" in message
     assert "3.12, 3.13, 3.14" in message and "pyenv install 3.13" in message
 
 
 @pytest.mark.parametrize("version", [(3, 12), (3, 13), (3, 14)])
 def test_supported_pythons_pass(version):
-    assert environment.python_problem(version) is None
+    assert lock.python_problem(version) is None
 
 
 def test_the_command_stops_on_python_3_11_with_the_message(tmp_path):
@@ -80,8 +80,8 @@ def test_the_command_stops_on_python_3_11_with_the_message(tmp_path):
 
 
 def test_gpu_lock_is_the_cpu_lock_plus_the_cuda_13_build_of_the_same_jax():
-    cpu = {n: v for n, v, _ in environment.locked_pins(environment.REQUIREMENTS)}
-    gpu = {n: v for n, v, _ in environment.locked_pins(environment.GPU_REQUIREMENTS)}
+    cpu = {n: v for n, v, _ in lock.locked_pins(lock.REQUIREMENTS)}
+    gpu = {n: v for n, v, _ in lock.locked_pins(lock.GPU_REQUIREMENTS)}
     assert gpu["jax-cuda13-plugin"] == gpu["jax-cuda13-pjrt"] == cpu["jax"] == cpu["jaxlib"]
     shared = cpu.keys() & gpu.keys()
     assert {n for n in shared if cpu[n] != gpu[n]} == set()
@@ -89,10 +89,10 @@ def test_gpu_lock_is_the_cpu_lock_plus_the_cuda_13_build_of_the_same_jax():
 
 
 def test_every_pin_has_a_hash_and_the_lock_has_a_date():
-    text = environment.REQUIREMENTS.read_text()
+    text = lock.REQUIREMENTS.read_text()
     blocks = [b for b in text.split("\n") if b and not b.startswith((" ", "#"))]
     assert blocks and all(b.rstrip().endswith("\\") for b in blocks), "a pin without --hash"
-    assert len(environment.locked_on()) == 10
+    assert len(lock.locked_on()) == 10
 
 
 def test_venv_python_version_is_read_from_pyvenv_cfg(tmp_path):

@@ -8,16 +8,15 @@ import sys
 import pytest
 from packaging.markers import Marker
 
-from casebook import releases
+from casebook import lock, releases
 from casebook.status import stack
-from casebook.tools import environment
 
 
 def test_every_locked_package_for_this_platform_is_installed_at_its_pin():
     if not releases.running_from_checkout():
         pytest.skip("casebook is installed as a package: no lock to compare with")
     wrong = []
-    for name, version, marker in environment.locked_pins():
+    for name, version, marker in lock.locked_pins():
         if marker and not Marker(marker).evaluate():
             continue
         try:

@@ -15,7 +15,7 @@ import pytest
 
 from casebook import cases, explain as _explain, releases
 from casebook.project import ROOT
-from casebook.status import errorspage
+from casebook.sync import errorspage
 
 MESSAGES = [(case, m) for case in cases.CASES for m in case.messages]
 DISTINCTIVE = [(case, m) for case, m in MESSAGES if m.distinctive]

@@ -1,8 +1,9 @@
-"""casebook.status.latest: what the newest-releases watch reads, and how it decides."""
+"""casebook.tools.latest: what the newest-releases watch reads, and how it decides."""
 
 from __future__ import annotations
 
-from casebook.status import latest
+from casebook import lock
+from casebook.tools import latest
 
 
 def test_failed_pages_are_read_from_the_junit_report(tmp_path):
@@ -18,5 +19,5 @@ def test_failed_pages_are_read_from_the_junit_report(tmp_path):
 
 
 def test_the_watch_compares_with_the_lock_versions():
-    locked = latest.environment.locked_versions(latest.WATCHED)
+    locked = lock.locked_versions(latest.WATCHED)
     assert set(locked) == set(latest.WATCHED)

@@ -105,7 +105,7 @@ def test_the_checker_finds_private_names():
 def test_the_api_page_is_generated_from_all():
     """``book/api.md`` lists exactly the ``__all__`` of each public package; after changing
     one, run ``python3 -m casebook sync``."""
-    from casebook.status import apipage
+    from casebook.sync import apipage
 
     assert apipage.PAGE.read_text() == apipage.page_text(), (
         "book/api.md is out of date: run `python3 -m casebook sync`"
@@ -113,7 +113,7 @@ def test_the_api_page_is_generated_from_all():
 
 
 def test_every_module_a_page_imports_has_a_section_on_the_api_page():
-    from casebook.status import apipage
+    from casebook.sync import apipage
 
     documented = {s.module for s in apipage.SECTIONS}
     for page in PAGES:

@@ -20,7 +20,7 @@ import pytest
 
 from casebook import cases, explain as _explain
 from casebook.project import ROOT
-from casebook.status import errorspage
+from casebook.sync import errorspage
 
 CASES = cases.CASES
 HIDDEN = {"remove-input", "remove-cell", "hide-input", "hide-cell"}

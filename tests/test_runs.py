@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from casebook.status import runs
+from casebook.tools import pageruns
 
 
 def _record(pages, jax="0.12.0.1"):
@@ -16,11 +17,11 @@ def _record(pages, jax="0.12.0.1"):
 
 
 def test_runs_of_one_machine_and_stack_merge_and_a_new_stack_replaces(tmp_path):
-    runs.save(_record({"notebooks/01-a.ipynb": {"passed": True, "seconds": 3.0}}), tmp_path)
-    runs.save(_record({"book/lessons.ipynb": {"passed": False, "seconds": 4.0}}), tmp_path)
+    pageruns.save(_record({"notebooks/01-a.ipynb": {"passed": True, "seconds": 3.0}}), tmp_path)
+    pageruns.save(_record({"book/lessons.ipynb": {"passed": False, "seconds": 4.0}}), tmp_path)
     (stored,) = runs.load(tmp_path)
     assert set(stored["pages"]) == {"notebooks/01-a.ipynb", "book/lessons.ipynb"}
-    runs.save(
+    pageruns.save(
         _record({"book/status.ipynb": {"passed": True, "seconds": 1.0}}, jax="0.13"), tmp_path
     )
     (stored,) = runs.load(tmp_path)
@@ -28,7 +29,7 @@ def test_runs_of_one_machine_and_stack_merge_and_a_new_stack_replaces(tmp_path):
 
 
 def test_the_table_puts_cases_first_and_marks_failures(tmp_path):
-    runs.save(
+    pageruns.save(
         _record(
             {
                 "notebooks/01-a.ipynb": {"passed": True, "seconds": 3.0},

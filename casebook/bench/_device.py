@@ -15,7 +15,7 @@ from typing import Any
 
 import jax
 
-from casebook.tools.suite import QUIET_MALLOC
+from casebook.runenv import QUIET_MALLOC
 
 __all__ = ["QUIET_MALLOC", "device_label", "scale_for_device"]
 

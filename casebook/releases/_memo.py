@@ -30,13 +30,12 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from casebook import storage
+from casebook import lock, storage
 from casebook.releases._keys import PER_PROCESS, source_digest
 from casebook.releases._outcome import Outcome
 from casebook.releases._patches import Target
 from casebook.releases._runner import place_of
-from casebook.tools import environment
-from casebook.tools.suite import GRID_MEMO_ENV
+from casebook.runenv import GRID_MEMO_ENV
 
 __all__ = ["MEMO_ENV", "cell_key", "lock_digest", "run_once"]
 
@@ -48,7 +47,7 @@ kept."""
 @functools.cache
 def lock_digest() -> str:
     """The hash of the lock (both of its files and ``pyproject.toml``)."""
-    return environment.lock_digest([environment.REQUIREMENTS, environment.GPU_REQUIREMENTS])
+    return lock.lock_digest([lock.REQUIREMENTS, lock.GPU_REQUIREMENTS])
 
 
 def cell_key(code: str, target: Target, run_kwargs: dict[str, Any]) -> str:

@@ -51,7 +51,7 @@ from casebook import storage
 from casebook.releases._cold import CHILD_MODULE, Finished, cold_run
 from casebook.releases._keys import key_of
 from casebook.releases.errors import RunCrashed, RunTimeout
-from casebook.tools import suite
+from casebook.runenv import POOL_ENV
 
 __all__ = [
     "CHILD_MODULE",
@@ -69,9 +69,6 @@ __all__ = [
     "shutdown",
     "warm_run",
 ]
-
-POOL_ENV = suite.POOL_ENV
-"""Names the pool folder; unset, the machine's (:func:`pool_directory`)."""
 
 IDLE_ENV = "CASEBOOK_POOL_IDLE"
 IDLE_SECONDS = 300.0

@@ -20,12 +20,11 @@ from collections.abc import Sequence
 from concurrent.futures import ThreadPoolExecutor
 from dataclasses import dataclass
 
-from casebook import cases, releases
+from casebook import cases, lock, releases
 from casebook.cases import Trigger
 from casebook.display import Cell, Table, TableDisplay
 from casebook.project import LIBRARIES, PACKAGES
 from casebook.releases import eras
-from casebook.tools import environment
 
 __all__ = ["BOARD", "Board", "Row", "run_board"]
 
@@ -105,6 +104,20 @@ def _cells(r: Row) -> tuple[Cell, ...]:
     return key, what, status, Cell(r.detail, code=True), era
 
 
+def _moved() -> str:
+    """The watched packages whose installed release differs from the lock's pin; the lock
+    is read only in a clone (an installed package has none)."""
+    if not releases.running_from_checkout():
+        return "no lock at hand: casebook installed as a package"
+    locked = lock.locked_versions(PACKAGES)
+    moved = [
+        f"{name} {locked[name]} -> {md.version(name)}"
+        for name in locked
+        if _installed(name) and md.version(name) != locked[name]
+    ]
+    return ", ".join(moved) if moved else "none: the lock's own pins"
+
+
 class Board(list[Row], TableDisplay):
     """The rows of :func:`run_board`; a table as text and HTML (with links)."""
 
@@ -137,16 +150,9 @@ class Board(list[Row], TableDisplay):
             if r.era is not None and r.era[1] not in FAILS_IN_ERA
         ]
         if problems:
-            locked = environment.locked_versions(PACKAGES)
-            moved = [
-                f"{name} {locked[name]} -> {md.version(name)}"
-                for name in locked
-                if _installed(name) and md.version(name) != locked[name]
-            ]
-            why = ", ".join(moved) if moved else "none: the lock's own pins"
             raise releases.ExpectationError(
                 f"the board changed on {self.versions} (releases that differ from the "
-                f"lock: {why}):\n  " + "\n  ".join(problems)
+                f"lock: {_moved()}):\n  " + "\n  ".join(problems)
             )
         return self
 

@@ -12,11 +12,10 @@ import html
 import platform
 from dataclasses import dataclass, field
 
-from casebook import releases
+from casebook import lock, releases
 from casebook.bench import records
 from casebook.display import PlainText
 from casebook.project import PACKAGES
-from casebook.tools import environment
 
 __all__ = ["Stack", "ran_on"]
 
@@ -108,13 +107,11 @@ def ran_on(*extra: str) -> Stack:
     from casebook.bench import device_label
 
     versions = records.versions((*PACKAGES, *extra))
-    locked = (
-        environment.locked_versions(tuple(versions)) if releases.running_from_checkout() else {}
-    )
+    locked = lock.locked_versions(tuple(versions)) if releases.running_from_checkout() else {}
     return Stack(
         python=platform.python_version(),
         versions=versions,
         device=device_label(),
         locked=locked,
-        locked_on=environment.locked_on() if locked else "",
+        locked_on=lock.locked_on() if locked else "",
     )

@@ -72,8 +72,7 @@ def _page(path: Path, root: Path, cases: Iterable[Case]) -> str:
 def expected(root: Path = ROOT) -> dict[Path, str]:
     """Every generated file under ``root`` and the text it must hold."""
     from casebook import workshop
-    from casebook.status import apipage, errorspage
-    from casebook.sync import _tables
+    from casebook.sync import _tables, apipage, errorspage
     from casebook.tools import colab, pairs
     from casebook.workshop import plan
 

@@ -23,9 +23,10 @@ import time
 from collections.abc import Mapping
 from pathlib import Path
 
-from casebook import storage
+from casebook import lock, storage
 from casebook.project import LIBRARIES, ROOT
-from casebook.tools import colab, environment, executor, suite
+from casebook.runenv import POOL_ENV
+from casebook.tools import colab, environment, executor
 
 WORK = ROOT / "_build" / "colab-sim"
 #: What Colab preinstalls that these pages touch, plus the kernel and the runner.
@@ -88,7 +89,7 @@ def preinstalled_venv(venv: Path, with_jax: bool = True) -> tuple[Path, dict[str
     environment.sh([sys.executable, "-m", "venv", venv])
     py = environment.venv_python(venv)
     wanted = tuple(p for p in PREINSTALLED if with_jax or p not in ("jax", "jaxlib"))
-    pins = environment.locked_versions(wanted)
+    pins = lock.locked_versions(wanted)
     pip = [py, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
     environment.sh([*pip, *(f"{n}=={v}" for n, v in pins.items())])
     return py, pins
@@ -102,7 +103,7 @@ def _head() -> str:
 
 def simulate(page_paths: list[str]) -> int:
     """Run each page as Colab would; print a line per page; return the number that failed."""
-    environment.check_python()
+    lock.check_python()
     stale = [str(p.relative_to(ROOT)) for p in colab.pages() if not colab.is_in_sync(p)]
     if stale:
         sys.exit(
@@ -158,7 +159,7 @@ def bare_env(py: Path, cache: Path) -> dict[str, str]:
     }
     return env | {
         "CASEBOOK_SOURCE": f"git+file://{ROOT}@{_head()}",
-        suite.POOL_ENV: str(cache.parent / "pool"),
+        POOL_ENV: str(cache.parent / "pool"),
         "XDG_CACHE_HOME": str(cache),
         "PIP_NO_CACHE_DIR": "1",
         "PATH": f"{py.parent}{os.pathsep}{env.get('PATH', '')}",

@@ -1,11 +1,10 @@
 """The book's own environment: a supported Python, ``.venv`` from the hashed lock, the wheels.
 
 Standard library only, and importable on any Python 3, so that ``python3 -m casebook``
-can run on a fresh machine that has nothing installed, and can say clearly what to do
-on a Python that is too old.
+can run on a fresh machine that has nothing installed. Reading the lock, and the check
+that stops on a Python that is too old, are :mod:`casebook.lock`'s (they ship with the
+package; this module, like the rest of ``casebook.tools``, lives only in a clone).
 
-* :func:`check_python` stops with a message naming the supported versions and how to
-  get one.
 * :func:`setup` creates ``.venv`` with the running interpreter, installs ``requirements.txt``
   with ``pip --require-hashes`` and ``casebook`` itself in editable mode (both again only
   when the lock or ``pyproject.toml`` changed), and fetches the historical wheels.
@@ -16,57 +15,27 @@ on a Python that is too old.
 from __future__ import annotations
 
 import datetime
-import hashlib
 import os
-import re
 import shutil
 import subprocess
 import sys
 import time
 from pathlib import Path
 
+from casebook.lock import (
+    GPU_REQUIREMENTS,
+    PREFERRED,
+    PYPROJECT,
+    REQUIREMENTS,
+    SUPPORTED,
+    check_python,
+    dotted,
+    lock_digest,
+)
 from casebook.project import ROOT
 
 VENV = Path(os.environ.get("CASEBOOK_VENV", ROOT / ".venv"))
-REQUIREMENTS = ROOT / "requirements.txt"
-GPU_REQUIREMENTS = ROOT / "requirements-gpu.txt"
-PYPROJECT = ROOT / "pyproject.toml"
-
-#: The Pythons the lock is resolved for (jax 0.11 and later need 3.12 or newer).
-SUPPORTED = ((3, 12), (3, 13), (3, 14))
-#: The Python of CI and of the docs.
-PREFERRED = (3, 13)
 _STAMP = ".casebook-requirements.sha256"
-
-
-def _dotted(version: tuple[int, ...]) -> str:
-    return ".".join(map(str, version))
-
-
-def python_problem(version: tuple[int, int] | None = None) -> str | None:
-    """Why this Python can't run the book, or ``None`` when it can."""
-    version = version or (sys.version_info[0], sys.version_info[1])
-    if version >= SUPPORTED[0]:
-        return None
-    names = ", ".join(_dotted(v) for v in SUPPORTED)
-    want = _dotted(PREFERRED)
-    return (
-        f"casebook: this is Python {_dotted(version)}; the book needs Python {names} "
-        f"(jax 0.11 and later support Python 3.12 or newer).\n"
-        f"Get Python {want} with one of:\n"
-        f"  pyenv install {want}            (then: pyenv shell {want})\n"
-        f"  uv python install {want}        (then: uv run --python {want} python -m casebook ...)\n"
-        f"  your system's package, e.g. apt install python{want}, brew install python@{want}\n"
-        f"  the installer from https://www.python.org/downloads/\n"
-        f"and run the same command with it, e.g. python{want} -m casebook test"
-    )
-
-
-def check_python() -> None:
-    """Exit with :func:`python_problem`'s message on an unsupported Python."""
-    problem = python_problem()
-    if problem:
-        sys.exit(problem)
 
 
 def venv_python(venv: Path = VENV) -> Path:
@@ -75,7 +44,7 @@ def venv_python(venv: Path = VENV) -> Path:
 
 PAGE_TESTS = ["-m", "pytest", "--nbmake", "-q", "-p", "no:cacheprovider"]
 """The arguments of an interpreter that runs pages as tests, one pytest run (the page
-runs of ``casebook.status.runs``, the bench command and ``casebook latest``)."""
+runs of ``casebook.tools.pageruns``, the bench command and ``casebook latest``)."""
 
 
 def sh(cmd: list, **kw) -> None:
@@ -93,12 +62,6 @@ def _venv_version(venv: Path) -> str:
         if key.strip() in {"version", "version_info"}:
             return ".".join(value.strip().split(".")[:2])
     return ""
-
-
-def lock_digest(files: list[Path]) -> str:
-    """The sha256 of the lock files ``files`` and ``pyproject.toml`` they are made from:
-    what the venv's stamp and the test run's grid cells are keyed by."""
-    return hashlib.sha256(b"".join(f.read_bytes() for f in [*files, PYPROJECT])).hexdigest()
 
 
 def _remove_old_pth(py: Path) -> None:
@@ -197,7 +160,7 @@ def lock() -> None:
         sh([py, "-m", "pip", "install", "-q", "uv"])
         uv = str(py.parent / "uv")
     today = datetime.date.today().isoformat()
-    low = _dotted(SUPPORTED[0])
+    low = dotted(SUPPORTED[0])
     compile_ = [
         uv,
         "pip",
@@ -219,7 +182,7 @@ def lock() -> None:
             "--python-platform",
             "x86_64-manylinux_2_28",
             "--python-version",
-            _dotted(PREFERRED),
+            dotted(PREFERRED),
             "-c",
             REQUIREMENTS,
             "-o",
@@ -230,11 +193,11 @@ def lock() -> None:
     header = {
         REQUIREMENTS: (
             f"# The lock: every package the book runs on, exact pins and sha256 hashes, for\n"
-            f"# Python {', '.join(_dotted(v) for v in SUPPORTED)} on any platform (environment markers).\n"
+            f"# Python {', '.join(dotted(v) for v in SUPPORTED)} on any platform (environment markers).\n"
         ),
         GPU_REQUIREMENTS: (
             "# The same lock with the CUDA 13 build of jax, for Linux x86_64 and Python "
-            f"{_dotted(PREFERRED)};\n# constrained to requirements.txt, so every shared pin agrees.\n"
+            f"{dotted(PREFERRED)};\n# constrained to requirements.txt, so every shared pin agrees.\n"
         ),
     }
     for path, text in header.items():
@@ -244,31 +207,6 @@ def lock() -> None:
             f"# Install: pip install --require-hashes --no-deps -r {path.name}\n{body}"
         )
     print(f"casebook: locked on {today}: {REQUIREMENTS.name}, {GPU_REQUIREMENTS.name}")
-
-
-def locked_on() -> str:
-    """The date the lock was made, read from its header ('' if it has none)."""
-    for line in REQUIREMENTS.read_text().splitlines()[:5]:
-        if line.startswith("# Locked on "):
-            return line.removeprefix("# Locked on ").split()[0]
-    return ""
-
-
-def locked_pins(path: Path = REQUIREMENTS) -> list[tuple[str, str, str]]:
-    """``(name, version, marker)`` of every pin in a lock; names normalized (PEP 503)."""
-    pins = []
-    for line in path.read_text().splitlines():
-        match = re.match(r"^([A-Za-z0-9_.-]+)==([^\s;\\]+)\s*(?:;\s*([^\\]+?))?\s*\\?$", line)
-        if match:
-            name = re.sub(r"[-_.]+", "-", match.group(1)).lower()
-            pins.append((name, match.group(2), (match.group(3) or "").strip()))
-    return pins
-
-
-def locked_versions(names: tuple[str, ...] | None = None) -> dict[str, str]:
-    """``{name: version}`` from ``requirements.txt`` (all pins, or just ``names``)."""
-    found = {name: version for name, version, _ in locked_pins()}
-    return found if names is None else {n: found[n] for n in names if n in found}
 
 
 def device(gpu: bool = False) -> None:

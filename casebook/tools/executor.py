@@ -2,8 +2,8 @@
 
 Every command that runs a page outside the test command's ``pytest --nbmake`` goes
 through :func:`execute`: the book's pre-build (:mod:`casebook.tools.prebuild`), the page
-profile (:mod:`casebook.status.profile`), the runs a machine stores
-(:mod:`casebook.status.runs`, on a GPU too), and the Colab simulation and the workshop's
+profile (:mod:`casebook.tools.profile`), the runs a machine stores
+(:mod:`casebook.tools.pageruns`, on a GPU too), and the Colab simulation and the workshop's
 timing (:mod:`casebook.tools.colabsim`), which run this file as a script in a bare venv
 that has no ``casebook`` until the page's set-up cell installs it. So this module imports
 only the standard library at its top, and nbclient when it runs.

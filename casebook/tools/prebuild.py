@@ -22,6 +22,7 @@ from pathlib import Path
 
 from casebook import storage
 from casebook.project import ROOT
+from casebook.runenv import QUIET_MALLOC
 from casebook.tools import buildcache, colab, executor, suite
 
 __all__ = ["WORKERS", "execute_missing", "main", "missing"]
@@ -81,7 +82,7 @@ def execute_missing(
 def _prepare(lock: str) -> None:
     """A worker's environment, which its kernels inherit: the lock, quiet malloc."""
     os.environ[suite.LOCK_ENV] = lock
-    os.environ.update(suite.QUIET_MALLOC)
+    os.environ.update(QUIET_MALLOC)
 
 
 def main(argv: list[str]) -> int:

@@ -26,15 +26,13 @@ from typing import Any
 
 from casebook import storage
 from casebook.project import ROOT
+from casebook.runenv import GRID_MEMO_ENV, POOL_ENV, QUIET_MALLOC
 from casebook.tools import environment
 
 __all__ = [
     "BENCHMARK_TAG",
-    "GRID_MEMO_ENV",
     "LOCK_ENV",
     "PARALLEL",
-    "POOL_ENV",
-    "QUIET_MALLOC",
     "TEST_ARGS",
     "exclusive",
     "held",
@@ -101,40 +99,11 @@ def lock_cells() -> None:
 
 # ------------------------------------------------------------------- the test command
 
-QUIET_MALLOC: dict[str, str] = {
-    "MALLOC_ARENA_MAX": "1",
-    "MALLOC_MMAP_THRESHOLD_": str(32 << 20),
-    "MALLOC_TRIM_THRESHOLD_": str(16 << 30),
-    "MALLOC_TOP_PAD_": str(1 << 30),
-}
-"""glibc malloc settings for a benchmark *subprocess* on CPU (pass as ``env=``), and for
-every process of the test command (``run_tests`` sets them), page kernels included.
-
-XLA's CPU buffers come from malloc. By default, large blocks are mmap-ed fresh and
-returned on free, so every step's outputs first-touch new pages (~6 us per 4 KiB page
-on the VMs measured here): tens of milliseconds per step at tens of MiB, in different
-amounts per variant. These settings keep freed memory in the process for reuse; the
-``faults/call`` column of ``Timings.table`` shows whether it worked
-(it should read 0). They must be set before the process starts, hence a subprocess.
-"""
-
-
 PARALLEL = ["-n", "auto", "--maxprocesses", "4", "--dist", "load"]
 """pytest-xdist: one worker per core, at most four (each holds jax and warm servers)."""
 
 TEST_ARGS = [*PARALLEL, "--nbmake", "notebooks/", "book/", "tests/"]
 """What the test command hands to pytest (after set-up) when no paths are given."""
-
-
-POOL_ENV = "CASEBOOK_POOL"
-"""The folder of the warm release servers (``casebook.releases._pool``): the test command
-gives its run one of its own, shared by every worker and kernel, and stops its servers at
-the end (the repository's ``conftest.py``)."""
-
-
-GRID_MEMO_ENV = "CASEBOOK_GRID_MEMO"
-"""The folder where the test command's run keeps each version-table cell it computed, so
-that pages and tests asking for the same cell share one run (``casebook.releases._memo``)."""
 
 
 def run_tests(py: str | Path, args: list[str]) -> None:

@@ -17,7 +17,7 @@ import shutil
 import sys
 from pathlib import Path
 
-from casebook import storage
+from casebook import lock, storage
 from casebook.tools import colabsim, environment
 from casebook.workshop import build, timing
 
@@ -26,7 +26,7 @@ __all__ = ["colab", "here"]
 
 def colab(with_jax: bool = True) -> int:
     """Time every student edition in a fresh simulated Colab runtime; the failures."""
-    environment.check_python()
+    lock.check_python()
     work = colabsim.WORK
     shutil.rmtree(work, ignore_errors=True)
     base = work / "preinstalled"
@@ -59,7 +59,7 @@ def here() -> int:
             executed = Path(tmp) / f"{edition.name}.executed.ipynb"
             ok, seconds, tail = colabsim.execute(notebook, executed, python=sys.executable)
             failed += _report(edition.name, executed, ok, seconds, tail, pages)
-    versions = environment.locked_versions(("jax", "jaxlib", "optax", "equinox", "diffrax"))
+    versions = lock.locked_versions(("jax", "jaxlib", "optax", "equinox", "diffrax"))
     print(f"workshop: figures in {timing.record('', pages, versions)}")
     return failed
 

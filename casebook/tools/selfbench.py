@@ -31,7 +31,7 @@ from pathlib import Path
 
 from casebook.bench.claims import LOG_ENV
 from casebook.display import Table, format_number
-from casebook.status import runs
+from casebook.tools import pageruns
 
 __all__ = ["claims_spread", "main", "run_overhead", "suite_seconds"]
 
@@ -105,7 +105,7 @@ def claims_spread(claims: dict[str, list[list[dict]]]) -> Table:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(prog="python3 -m casebook bench", description=__doc__)
-    parser.add_argument("pages", nargs="*", default=list(runs.DEFAULT_PAGES))
+    parser.add_argument("pages", nargs="*", default=list(pageruns.DEFAULT_PAGES))
     parser.add_argument("--runs", type=int, default=2, help="runs of each page (default 2)")
     parser.add_argument("--suite", action="store_true", help="also time the whole test command")
     args = parser.parse_args(argv)
@@ -126,7 +126,7 @@ def _bench(args: argparse.Namespace) -> int:
     for name, seconds in overhead.items():
         print(f"  {name:13} {seconds:.3f} s")
 
-    pages = runs.pages(args.pages)
+    pages = pageruns.pages(args.pages)
     times: dict[str, list[float]] = defaultdict(list)
     claims: dict[str, list[list[dict]]] = defaultdict(list)
     failed = []
@@ -134,7 +134,7 @@ def _bench(args: argparse.Namespace) -> int:
         for run in range(args.runs):
             for page in pages:
                 log = Path(tmp) / f"{run}-{Path(page).stem}.jsonl"
-                summary, tail = runs.run_page(page, env={LOG_ENV: str(log)})
+                summary, tail = pageruns.run_page(page, env={LOG_ENV: str(log)})
                 seconds = summary["seconds"]
                 times[page].append(seconds)
                 if not summary["passed"]:

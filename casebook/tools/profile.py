@@ -11,7 +11,7 @@ by kind and the slowest cells of all, which say what to make faster first.
 
 Only the standard library at import, and the book's one executor
 (:mod:`casebook.tools.executor`) when it runs, so it can profile another checkout's pages
-with that checkout's venv: ``OTHER/.venv/bin/python casebook/status/profile.py``.
+with that checkout's venv: ``OTHER/.venv/bin/python casebook/tools/profile.py``.
 """
 
 from __future__ import annotations

@@ -24,6 +24,7 @@ import sys
 import xml.etree.ElementTree as ET
 from pathlib import Path
 
+from casebook import lock
 from casebook.project import PACKAGES, ROOT
 from casebook.tools import environment
 
@@ -67,11 +68,11 @@ def _failed_pages(junit: Path) -> list[str]:
 
 
 def watch(report: Path | None) -> int:
-    environment.check_python()
+    lock.check_python()
     py = build_venv()
     lines: list[str] = []
     newest = _installed(py)
-    locked = environment.locked_versions(WATCHED)
+    locked = lock.locked_versions(WATCHED)
     versions = ", ".join(f"{n} {newest.get(n, '?')}" for n in WATCHED)
     bumped = [
         f"{n} {locked.get(n)} → {newest.get(n)}" for n in WATCHED if newest.get(n) != locked.get(n)
