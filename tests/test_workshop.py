@@ -18,7 +18,7 @@ from nbclient import NotebookClient
 
 from casebook.project import ROOT
 from casebook.tools import colab
-from casebook.workshop import BOOK_URL, EXERCISE_TAG, PAGES, _plain, cut, plan
+from casebook.workshop import BOOK_URL, EXERCISE_TAG, PAGES, _plain, cut, launch, plan
 from casebook.workshop._editions import CHECK_TAG
 
 EDITIONS = {page: cut(page) for page in PAGES}
@@ -190,6 +190,24 @@ def test_the_student_edition_runs_then_the_teacher_s_solutions_pass(page, tmp_pa
     checks = [c for c in nb.cells if CHECK_TAG in c.metadata.get("tags", [])]
     assert len(checks) >= len(_tagged(edition.student, EXERCISE_TAG)), "an exercise has no check"
     assert all(c.execution_count for c in checks)
+
+
+@pytest.mark.parametrize("path", colab.pages(), ids=lambda p: p.stem)
+def test_each_page_has_a_plain_twin_for_colab_with_no_raw_myst(path):
+    """The Colab launch button opens ``handouts/pages/NAME.ipynb`` (book/_ext/casebook_colab.py):
+    it is committed, it is the page as sync writes it now (every code cell, with its tags),
+    and its Markdown shows no MyST."""
+    page = path.relative_to(ROOT).with_suffix("").as_posix()
+    twin = ROOT / launch.path_of(page)
+    expected = launch.notebooks()[twin]
+    assert twin.read_text() == expected, f"{twin} is stale: run python3 -m casebook sync"
+    cells = json.loads(expected)["cells"]
+    source = json.loads(path.read_text())["cells"]
+    assert [c for c in cells if c["cell_type"] == "code"] == [
+        dict(c, source="".join(c["source"])) for c in source if c["cell_type"] == "code"
+    ]
+    for text in _cells(json.loads(expected), "markdown"):
+        assert raw_myst(text) == [], text[:300]
 
 
 # ----------------------------------------------------------------------------- plan

@@ -24,7 +24,7 @@ import json
 import re
 import shutil
 from collections.abc import Mapping
-from pathlib import Path
+from pathlib import Path, PurePosixPath
 from urllib.parse import urljoin
 
 from casebook import storage
@@ -50,10 +50,12 @@ LEXER = "ipython3"
 a fenced block in any other (``python`` on a card) in the Markdown."""
 
 NOT_HERE = {
-    # the book's own (book/_ext): page metadata, the %%on_release label, the handouts' zips
+    # the book's own (book/_ext): page metadata, the %%on_release label, the handouts' zips,
+    # the Colab button
     "casebook_meta",
     "casebook_magic",
     "casebook_handouts",
+    "casebook_colab",
     # the HTML site's: sitemap, Open Graph, comments, live code, the LaTeX build
     "sphinx_sitemap",
     "sphinxext.opengraph",
@@ -72,13 +74,17 @@ class Mismatch(RuntimeError):
 
 
 def _inputs(root: Path, texts: Mapping[Path, str]) -> dict[str, str]:
+    """``{path under root: text}`` of what Sphinx reads, from ``texts`` where it holds the
+    path (a page ``sync`` is about to write, maybe new), else from the file."""
     out = {}
     for pattern in SOURCES:
         for path in sorted(root.glob(pattern)):
-            out[str(path.relative_to(root))] = texts.get(path) or path.read_text()
-    for path, text in texts.items():
-        if path.suffix == ".ipynb":
-            out[str(path.relative_to(root))] = text
+            out[path.relative_to(root).as_posix()] = path.read_text()
+        depth = len(PurePosixPath(pattern).parts)
+        for path, text in texts.items():
+            rel = path.relative_to(root) if path.is_relative_to(root) else None
+            if rel is not None and len(rel.parts) == depth and rel.match(pattern):
+                out[rel.as_posix()] = text
     return out
 
 
