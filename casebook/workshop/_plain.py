@@ -22,7 +22,6 @@ import copy
 import functools
 import json
 import re
-import shutil
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from urllib.parse import urljoin
@@ -152,6 +151,8 @@ def _absolute(markdown: str, page: str) -> str:
 
 
 def _pieces(tool: dict, page: dict, name: str) -> PlainPage:
+    """The tool's notebook of ``page`` cut at its sentinels: each page cell with its piece,
+    or :class:`Mismatch` where the two do not line up."""
     groups: list[list[dict]] = [[]]
     for cell in tool["cells"]:
         if cell["cell_type"] == "code" and "".join(cell["source"]).strip() == SENTINEL:
@@ -177,7 +178,7 @@ def _pieces(tool: dict, page: dict, name: str) -> PlainPage:
     return out
 
 
-@functools.cache
+@functools.lru_cache(maxsize=4)  # sync asks twice for one set of inputs
 def _render(inputs: tuple[tuple[str, str], ...]) -> dict[str, PlainPage]:
     with storage.owned_tempdir("plain") as tmp:
         src, out = Path(tmp) / "src", Path(tmp) / "out"
@@ -192,7 +193,6 @@ def _render(inputs: tuple[tuple[str, str], ...]) -> dict[str, PlainPage]:
                 name = rel.removesuffix(".ipynb")
                 tool = json.loads((out / rel).read_text())
                 pages[name] = _pieces(tool, json.loads(text), name)
-        shutil.rmtree(out)
     return pages
 
 
