@@ -35,3 +35,41 @@ def test_the_magic_s_extension_line_is_left_out_and_other_code_kept():
         None,
         "x = 1  # %%on_release is only text here",
     )
+
+
+def test_the_colab_button_opens_the_page_s_plain_twin(tmp_path):
+    """A tiny book on sphinx-book-theme with the launch buttons: after the build, the Colab
+    button of a notebook page opens ``handouts/pages/NAME.ipynb`` on the same repository
+    and branch, and that file is there; the Binder button is the theme's."""
+    import re
+
+    from sphinx.application import Sphinx
+
+    notebook = (
+        '{"cells": [{"cell_type": "markdown", "id": "a", "metadata": {}, "source": "# Page"}],'
+    )
+    notebook += ' "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
+    (tmp_path / "page.ipynb").write_text(notebook)
+    (tmp_path / "handouts" / "pages").mkdir(parents=True)
+    (tmp_path / "handouts" / "pages" / "page.ipynb").write_text(notebook)
+    (tmp_path / "conf.py").write_text(
+        "import sys\n"
+        f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
+        "extensions = ['myst_nb', 'casebook_colab']\n"
+        "html_theme = 'sphinx_book_theme'\n"
+        "exclude_patterns = ['handouts', '_build']\n"
+        "nb_execution_mode = 'off'\nroot_doc = 'page'\n"
+        "html_theme_options = {'repository_url': 'https://github.com/o/r', 'repository_branch': 'b',\n"
+        "    'launch_buttons': {'colab_url': 'https://colab.research.google.com',\n"
+        "                       'binderhub_url': 'https://mybinder.org'}}\n"
+    )
+    out = tmp_path / "_build"
+    app = Sphinx(tmp_path, tmp_path, out, out / ".doctrees", "html", status=None, warning=None)
+    app.build()
+    html = (out / "page.html").read_text()
+    colab = re.findall(r'href="(https://colab\.research\.google\.com/[^"]+)"', html)
+    assert colab == [
+        "https://colab.research.google.com/github/o/r/blob/b/handouts/pages/page.ipynb"
+    ]
+    assert (tmp_path / colab[0].split("/blob/b/")[1]).exists()
+    assert "mybinder.org/v2/gh/o/r/b?urlpath=tree/page.ipynb" in html

@@ -33,13 +33,13 @@ import re
 from pathlib import Path
 
 import pytest
+from markdown_it import MarkdownIt
 from nbclient import NotebookClient
 
 from casebook.project import ROOT
 from casebook.tools import colab
-from casebook.workshop import EXERCISE_TAG, PAGES, RawMyST, cut, leftover, plan, render
+from casebook.workshop import BOOK_URL, EXERCISE_TAG, PAGES, _plain, cut, launch, plan
 from casebook.workshop._editions import CHECK_TAG, _binds, _loads, _python
-from casebook.workshop._myst import Links
 
 EDITIONS = {page: cut(page) for page in PAGES}
 PAGE = "notebooks/01-optax-828-zero-nans-multisteps"
@@ -56,42 +56,71 @@ def _tagged(notebook: dict, tag: str) -> list[dict]:
 
 # ------------------------------------------------------------------------ rendering
 
+ROLE = re.compile(r"\{[\w:-]+\}$")
+TARGET = re.compile(r"^\([\w-]+\)=\s*$", re.M)
+
+
+def raw_myst(markdown: str) -> list[str]:
+    """The MyST that ``markdown`` shows raw where only CommonMark is rendered (Colab,
+    Jupyter): a role (``{name}`` then a code span), a directive (a fence whose info is
+    ``{name}``, or ``:::{name}``), a target line (``(label)=``)."""
+    found = []
+    for token in MarkdownIt("commonmark").parse(markdown):
+        if token.type == "fence" and token.info.startswith("{"):
+            found.append(f"```{token.info}")
+        if token.type != "inline":
+            continue
+        found += [f":::{m}" for m in re.findall(r"(?m)^:{3,}(\{[\w:-]+\})", token.content)]
+        found += TARGET.findall(token.content)
+        children = token.children or []
+        for text, code in zip(children, children[1:]):
+            if text.type == "text" and code.type == "code_inline" and ROLE.search(text.content):
+                found.append(f"{ROLE.search(text.content).group(0)}`{code.content}`")
+    return found
+
+
+def test_raw_myst_finds_each_kind_of_markup():
+    """The check the tests below rely on finds every kind of markup Colab shows raw, and
+    nothing in plain Markdown (a code fence, a link, a `{...}` in a code span)."""
+    myst = "See {cite}`optax828`.\n\n(case1-repro)=\n\n```{exercise}\nx\n```\n\n:::{dropdown} T\nx\n:::\n"
+    assert raw_myst(myst) == [
+        "{cite}`optax828`",
+        "(case1-repro)=",
+        "```{exercise}",
+        ":::{dropdown}",
+    ]
+    plain = "A [link](https://x.org), `{cite}`, and\n\n```python\nd = {1: 2}\n```\n"
+    assert raw_myst(plain) == []
+
 
 def test_roles_become_links_to_the_published_book():
-    links = Links.of_book()
-    text = render(
-        "See {cite}`optax828`, {ref}`case1-ex1`, {doc}`the lessons <../book/lessons>` and "
-        "[proof](#case1-repro).",
-        PAGE,
-        links,
-    )
+    """A citation, a cross-reference to a section, to an exercise and to a page: each is
+    the web page's text, linked to the published book."""
+    text = "\n".join(m for _, m in _plain.render_book()[PAGE] if m)
     assert "[optax#828](https://github.com/google-deepmind/optax/issues/828)" in text
-    assert "notebooks/01-optax-828-zero-nans-multisteps.html#case1-ex1)" in text
-    assert (
-        "[the lessons](https://jax-bug-casebook.github.io/jax-bug-casebook/book/lessons.html)"
-        in text
+    assert re.search(
+        r"\[\[TheMr33, 2024\]\(" + re.escape(BOOK_URL) + r"book/references\.html#id\d+\)\]", text
     )
-    assert "01-optax-828-zero-nans-multisteps.html#case1-repro)" in text
-    assert leftover(text) == []
+    page = BOOK_URL + PAGE + ".html"
+    assert f"[Exercise 1.1]({page}#case1-ex1)" in text
+    assert f"[the sticky NaN]({page}#case1-sticky-nan)" in text
+    assert f"[primer]({BOOK_URL}book/how-to-read.html)" in text
+    assert "(the number the cell above prints)" in text  # {glue:text}: read without outputs
+    assert raw_myst(text) == []
 
 
-def test_directives_become_markdown_colab_renders():
-    text = render(
-        "````{exercise}\n:label: x-ex1\n\nDo it.\n\n:::{dropdown} What a correct answer prints\n"
-        "```text\nok\n```\n:::\n````\n\n:::{admonition} Heads up\n:class: tip\n\nRead this.\n:::\n",
-        PAGE,
-    )
-    assert text.startswith("### Exercise 1.1\n\nDo it.")
-    assert "<details>\n<summary>What a correct answer prints</summary>\n\n```text\nok\n```" in text
-    assert "> **Heads up**\n>\n> Read this." in text
-    assert leftover(text) == []
-
-
-def test_unknown_markup_is_refused_not_shown_raw():
-    with pytest.raises(RawMyST, match="figure"):
-        render(":::{figure} x.png\n:::\n", PAGE)
-    with pytest.raises(RawMyST, match="unknown label"):
-        render("{ref}`no-such-label`", PAGE)
+def test_a_code_cell_the_tool_changed_is_refused_not_merged():
+    """The tool's notebook is cut into one piece per page cell; a code cell must come back
+    word for word, or the merge would give a cell the wrong tags."""
+    page = {"cells": [{"cell_type": "code", "source": "x = 1", "metadata": {"tags": ["t"]}}]}
+    sentinel = {"cell_type": "code", "source": _plain.SENTINEL}
+    came = {"cells": [{"cell_type": "code", "source": "x = 1"}, sentinel]}
+    assert _plain._pieces(came, page, "p") == [(page["cells"][0], None)]
+    changed = {"cells": [{"cell_type": "code", "source": "x = 2"}, sentinel]}
+    with pytest.raises(_plain.Mismatch, match="came back as"):
+        _plain._pieces(changed, page, "p")
+    with pytest.raises(_plain.Mismatch, match="1 cells, the tool's notebook 0"):
+        _plain._pieces({"cells": []}, page, "p")
 
 
 # ------------------------------------------------------------------------- editions
@@ -99,10 +128,16 @@ def test_unknown_markup_is_refused_not_shown_raw():
 
 @pytest.mark.parametrize("page", PAGES)
 def test_no_raw_myst_reaches_a_student(page):
-    for notebook in (EDITIONS[page].student, EDITIONS[page].teacher):
+    """Every Markdown cell of both editions, and of the committed handout, rendered as
+    CommonMark shows no MyST."""
+    handout = ROOT / "handouts" / "student" / f"{Path(page).name}.ipynb"
+    for notebook in (
+        EDITIONS[page].student,
+        EDITIONS[page].teacher,
+        json.loads(handout.read_text()),
+    ):
         for text in _cells(notebook, "markdown"):
-            assert leftover(text) == [], text[:300]
-            assert "{glue" not in text and "```{" not in text
+            assert raw_myst(text) == [], text[:300]
 
 
 @pytest.mark.parametrize("page", PAGES)
@@ -342,6 +377,24 @@ def test_the_cells_no_page_runs_run_in_one_kernel(tmp_path):
     assert sources and all(c.execution_count for c in nb.cells)
 
 
+@pytest.mark.parametrize("path", colab.pages(), ids=lambda p: p.stem)
+def test_each_page_has_a_plain_twin_for_colab_with_no_raw_myst(path):
+    """The Colab launch button opens ``handouts/pages/NAME.ipynb`` (book/_ext/casebook_colab.py):
+    it is committed, it is the page as sync writes it now (every code cell, with its tags),
+    and its Markdown shows no MyST."""
+    page = path.relative_to(ROOT).with_suffix("").as_posix()
+    twin = ROOT / launch.path_of(page)
+    expected = launch.notebooks()[twin]
+    assert twin.read_text() == expected, f"{twin} is stale: run python3 -m casebook sync"
+    cells = json.loads(expected)["cells"]
+    source = json.loads(path.read_text())["cells"]
+    assert [c for c in cells if c["cell_type"] == "code"] == [
+        dict(c, source="".join(c["source"])) for c in source if c["cell_type"] == "code"
+    ]
+    for text in _cells(json.loads(expected), "markdown"):
+        assert raw_myst(text) == [], text[:300]
+
+
 # ----------------------------------------------------------------------------- plan
 
 
@@ -377,21 +430,20 @@ def test_the_card_s_check_stays_in_the_book(page):
         assert "**You probably wrote**" in sources[0] and "**Do this**" in sources[0]
 
 
-def test_an_edition_numbers_exercises_as_the_web_page_and_links_each_source_once() -> None:
-    """The web page says "Exercise 5.3" (the book's chapter, then the exercise): so do the
-    edition and a reference to it; a citation of a source the sentence already links is
-    dropped, not repeated as a second link."""
-    labels = Links.of_book().labels
-    assert labels["case5-ex3"] == (
-        "notebooks/05-diffrax-521-pidcontroller-multisteps",
-        "Exercise 5.3",
-    )
-    linked = "[equinox#796](https://github.com/patrick-kidger/equinox/issues/796) (open) {cite}`equinox796`"
-    assert (
-        render(linked, PAGE)
-        == "[equinox#796](https://github.com/patrick-kidger/equinox/issues/796) (open)"
-    )
-    assert "optax#1017" in render("as reported {cite}`optax1017`", PAGE)
+def test_an_edition_numbers_exercises_as_the_web_page() -> None:
+    """The web page says "Exercise 5.3" (the book's chapter, then the exercise): so does
+    the edition, each exercise a heading."""
+    for page in PAGES:
+        source = (ROOT / f"{page}.md").read_text()
+        labels = re.findall(r"^:label: ([\w-]+)", source, re.M)
+        chapter = re.match(r"(\d+)-", Path(page).name)
+        want = (
+            [f"### Exercise {int(chapter.group(1))}.{i}" for i in range(1, len(labels) + 1)]
+            if chapter
+            else []
+        )
+        markdown = "\n".join(_cells(EDITIONS[page].student, "markdown"))
+        assert re.findall(r"(?m)^### Exercise .*$", markdown) == want, page
 
 
 @pytest.mark.parametrize("page", PAGES)

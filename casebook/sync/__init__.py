@@ -15,7 +15,9 @@ them, and from the package's other single sources:
 * the workshop plan in ``book/teach.md``, a block per case (its ``[workshop]`` table),
   with the measured minutes;
 * the student edition of each workshop page (``handouts/student/``), committed so that
-  the teach page's Colab links open it from the repository.
+  the teach page's Colab links open it from the repository;
+* each executed page whole in plain Markdown (``handouts/pages/``), which the book's Colab
+  launch buttons open (:mod:`casebook.workshop.launch`).
 
 :func:`expected` computes all of them without writing; :func:`sync` writes those that
 differ; :func:`stale` lists them, and ``tests/test_sync.py`` fails, naming this command,
@@ -74,7 +76,7 @@ def expected(root: Path = ROOT) -> dict[Path, str]:
     from casebook import workshop
     from casebook.sync import _tables, apipage, errorspage
     from casebook.tools import colab, pairs
-    from casebook.workshop import plan
+    from casebook.workshop import launch, plan
 
     root = Path(root)
     cases = _cases(root)
@@ -93,6 +95,7 @@ def expected(root: Path = ROOT) -> dict[Path, str]:
     out[root / "book" / "errors.md"] = errorspage.page_text(cases)
     out[root / "book" / "api.md"] = apipage.page_text()
     out.update(workshop.handouts(root, out, plan.pages(cases)))  # cut from the pages above
+    out.update(launch.notebooks(root, out))  # what the launch buttons open: the same render
     return out
 
 

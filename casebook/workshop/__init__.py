@@ -2,7 +2,7 @@
 
 Writes a student edition and a teacher edition of each case page and of the lessons page
 (:mod:`casebook.workshop._editions`), in plain Markdown Colab renders
-(:mod:`casebook.workshop._myst`), into a folder a teacher can zip or push::
+(:mod:`casebook.workshop._plain`: sphinx-tojupyter's), into a folder a teacher can zip or push::
 
     DIR/README.md                   what is where, and how to hand it out
     DIR/student/01-optax-828-....ipynb
@@ -20,9 +20,9 @@ import json
 from pathlib import Path
 
 from casebook import storage
-from casebook.project import ROOT
+from casebook.project import BOOK_URL, ROOT
 from casebook.workshop._editions import EXERCISE_TAG, PAGES, Edition, cut
-from casebook.workshop._myst import BOOK_URL, RawMyST, leftover, render
+from casebook.workshop._plain import render_book
 
 __all__ = [
     "BOOK_URL",
@@ -34,12 +34,9 @@ __all__ = [
     "zip_handouts",
     "PAGES",
     "Edition",
-    "RawMyST",
     "build",
     "cut",
-    "leftover",
     "main",
-    "render",
 ]
 
 DEFAULT_OUT = ROOT / "_build" / "workshop"
@@ -84,9 +81,11 @@ def handouts(
     page (``pages``), cut from the page as ``pages_text`` holds it (what ``sync`` is about
     to write), or from its file."""
     out = {}
+    plain = render_book(root, pages_text)  # every page at once: one run of Sphinx
     for page in pages:
         text = (pages_text or {}).get(root / f"{page}.ipynb")
-        edition = cut(page, root=root, notebook=json.loads(text) if text else None)
+        notebook = json.loads(text) if text else None
+        edition = cut(page, root=root, notebook=notebook, plain=plain[page])
         out[root / HANDOUTS / "student" / f"{edition.name}.ipynb"] = notebook_text(edition.student)
     return out
 

@@ -2,16 +2,19 @@
 
 A student edition is what a participant opens in Colab: the page's card, its story and
 its exercises, each exercise followed by one empty code cell; the record, the benchmark
-(unless asked for) and the book's hidden checks are left out, and the Markdown is plain
-(:mod:`casebook.workshop._myst`). The teacher edition is the same notebook with the
-solutions in place of the empty cells, each followed by the book's check of it.
+(unless asked for) and the book's hidden checks are left out, and the Markdown is plain,
+as sphinx-tojupyter renders it (:mod:`casebook.workshop._plain`): exercises numbered as on
+the web page, citations and cross-references as links to the published book. The teacher
+edition is the same notebook with the solutions in place of the empty cells, each followed
+by the book's check of it.
 
 A hidden cell is kept when a later cell uses a name it binds (or it loads an extension),
 so that the edition runs top to bottom without the rest of the book's assertions. The
 set-up cell is the page's, recomputed for what the edition uses
 (:func:`casebook.tools.colab.extras_of`): an edition without the benchmark may need less.
 
-Standard library only. The name analysis reads a cell magic's body as Python and blanks
+Standard library only, but for the Markdown: :mod:`._plain` runs Sphinx, with what the
+``book`` extra installs. The name analysis reads a cell magic's body as Python and blanks
 line magics (``_python``); ``tests/test_workshop.py`` checks each edition against its page's
 run with the same reading.
 """
@@ -25,9 +28,9 @@ import json
 import re
 from pathlib import Path
 
-from casebook.project import ROOT
+from casebook.project import BOOK_URL, ROOT
 from casebook.tools import colab
-from casebook.workshop import _myst
+from casebook.workshop import _plain
 from casebook.workshop.plan import pages
 
 __all__ = ["CHECK_TAG", "EXERCISE_TAG", "Edition", "PAGES", "cut"]
@@ -48,6 +51,7 @@ BOOK_ONLY = {"casebook-setup", "card-check"}
 """Cells no edition keeps: the page's set-up cell (each edition gets its own) and the
 hidden cell that runs the card's code (the book's check, written by ``sync``)."""
 LEFT_OUT = ("The record",)
+SOLUTION_MARKERS = ("```{solution-start}", "```{solution-end}")
 BENCHMARK = "Benchmark"
 
 
@@ -174,7 +178,7 @@ def _notebook(cells: list[dict], meta: dict, name: str) -> dict:
 
 
 def _intro(page: str, teacher: bool) -> dict:
-    url = _myst.BOOK_URL + page + ".html"
+    url = BOOK_URL + page + ".html"
     what = (
         "Teacher edition: the solutions follow each exercise, each checked by the cell after it."
         if teacher
@@ -188,34 +192,54 @@ def _intro(page: str, teacher: bool) -> dict:
     )
 
 
+def _rendered(plain: _plain.PlainPage) -> list[dict]:
+    """The page's cells with their plain Markdown; a solution's markers keep their MyST
+    (``{solution-start}``, ``{solution-end}``), which :func:`cut` reads and drops."""
+    out = []
+    for cell, markdown in plain:
+        marker = _source(cell).lstrip().startswith(SOLUTION_MARKERS)
+        if markdown is None or marker:
+            out.append(cell)
+        else:
+            out.append(_markdown(markdown))
+    return out
+
+
 def cut(
-    page: str, *, benchmarks: bool = False, root: Path = ROOT, notebook: dict | None = None
+    page: str,
+    *,
+    benchmarks: bool = False,
+    root: Path = ROOT,
+    notebook: dict | None = None,
+    plain: _plain.PlainPage | None = None,
 ) -> Edition:
     """The student and teacher editions of ``page`` (``"notebooks/01-..."``, no suffix),
     cut from its notebook under ``root``, or from ``notebook`` (the page as ``sync`` is
-    about to write it)."""
+    about to write it); ``plain``: the page already rendered (:func:`_plain.render_book`),
+    as ``sync`` renders every page at once."""
+    if plain is None:
+        texts = {root / f"{page}.ipynb": json.dumps(notebook)} if notebook is not None else {}
+        plain = _plain.render_book(root, texts)[page]
     nb = notebook if notebook is not None else json.loads((root / f"{page}.ipynb").read_text())
-    links = _myst.Links.of_book(root)
-    exercises = [0]
     student: list[tuple[dict, bool]] = []
     teacher: list[tuple[dict, bool]] = []
     in_solution = False
-    for section, cell in _split_sections(nb["cells"]):
+    for section, cell in _split_sections(_rendered(plain)):
         if section in LEFT_OUT:
             break
         if section == BENCHMARK and not benchmarks:
             continue
         source, tags = _source(cell), _tags(cell)
         if cell["cell_type"] == "markdown":
-            if source.lstrip().startswith("```{solution-start}"):
+            if source.lstrip().startswith(SOLUTION_MARKERS[0]):
                 in_solution = True
                 student.append((_code("", [EXERCISE_TAG]), True))
                 teacher.append((_markdown("**Solution**"), True))
                 continue
-            if source.lstrip().startswith("```{solution-end}"):
+            if source.lstrip().startswith(SOLUTION_MARKERS[1]):
                 in_solution = False
                 continue
-            text = _myst.render(source, page, links, exercises).strip()
+            text = source.strip()
             if text:
                 student.append((_markdown(text), True))
                 teacher.append((_markdown(text), True))
@@ -229,10 +253,10 @@ def cut(
             continue
         if "benchmark" in tags and not benchmarks:
             continue
-        plain = _code(source, sorted(tags - HIDDEN) or None)
+        code = _code(source, sorted(tags - HIDDEN) or None)
         visible = not tags & HIDDEN
-        student.append((plain, visible))
-        teacher.append((plain, visible))
+        student.append((code, visible))
+        teacher.append((code, visible))
     editions = []
     for marked, is_teacher in ((student, False), (teacher, True)):
         kept = _keep_needed(marked)
