@@ -160,6 +160,32 @@ def test_a_student_edition_is_the_card_the_story_and_the_exercises(page):
         assert "## Benchmark" in "\n".join(_cells(with_bench, "markdown"))
 
 
+def _solution_prose(page: str) -> list[str]:
+    """From the page's source, each paragraph of prose inside a solution block: its longest
+    run of plain words (five or more), which any rendering of the paragraph keeps."""
+    source = (ROOT / f"{page}.md").read_text()
+    runs = []
+    for block in re.findall(r"```\{solution-start\}.*?\n```\n(.*?)```\{solution-end\}", source, re.S):
+        prose = re.sub(r"```\{code-cell\}.*?\n```", "", block, flags=re.S)
+        for paragraph in prose.split("\n\n"):
+            words = re.findall(r"(?:[A-Za-z]+ ){4,}[A-Za-z]+", " ".join(paragraph.split()))
+            if words:
+                runs.append(max(words, key=len))
+    return runs
+
+
+@pytest.mark.parametrize("page", PAGES)
+def test_a_solution_s_prose_is_the_teacher_s_only(page):
+    """A solution's words (its prose as well as its code) are kept from the student."""
+    student, teacher = (
+        " ".join(" ".join(_cells(edition, "markdown")).split())
+        for edition in (EDITIONS[page].student, EDITIONS[page].teacher)
+    )
+    for run in _solution_prose(page):
+        assert run in teacher, run
+        assert run not in student, f"the student edition shows a solution's words: {run!r}"
+
+
 @pytest.mark.parametrize("page", PAGES)
 def test_solutions_are_plain_library_code_with_at_most_the_check(page):
     teacher = EDITIONS[page].teacher

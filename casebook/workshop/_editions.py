@@ -231,17 +231,19 @@ def cut(
             continue
         source, tags = _source(cell), _tags(cell)
         if cell["cell_type"] == "markdown":
-            if source.lstrip().startswith(SOLUTION_MARKERS[0]):
-                in_solution = True
-                student.append((_code("", [EXERCISE_TAG]), True))
-                teacher.append((_markdown("**Solution**"), True))
-                continue
-            if source.lstrip().startswith(SOLUTION_MARKERS[1]):
-                in_solution = False
-                continue
+            marker = source.lstrip()
+            if marker.startswith(SOLUTION_MARKERS):
+                in_solution = marker.startswith(SOLUTION_MARKERS[0])
+                if in_solution:
+                    student.append((_code("", [EXERCISE_TAG]), True))
+                    teacher.append((_markdown("**Solution**"), True))
+                # the marker's own fence goes; prose after it in the same cell stays, on
+                # its side of the marker
+                source = marker.split("\n```", 1)[1] if "\n```" in marker else ""
             text = source.strip()
-            if text:
-                student.append((_markdown(text), True))
+            if text:  # a solution's own prose is the teacher's only, as its code is
+                if not in_solution:
+                    student.append((_markdown(text), True))
                 teacher.append((_markdown(text), True))
             continue
         if tags & BOOK_ONLY:
