@@ -165,7 +165,9 @@ def _solution_prose(page: str) -> list[str]:
     run of plain words (five or more), which any rendering of the paragraph keeps."""
     source = (ROOT / f"{page}.md").read_text()
     runs = []
-    for block in re.findall(r"```\{solution-start\}.*?\n```\n(.*?)```\{solution-end\}", source, re.S):
+    for block in re.findall(
+        r"```\{solution-start\}.*?\n```\n(.*?)```\{solution-end\}", source, re.S
+    ):
         prose = re.sub(r"```\{code-cell\}.*?\n```", "", block, flags=re.S)
         for paragraph in prose.split("\n\n"):
             words = re.findall(r"(?:[A-Za-z]+ ){4,}[A-Za-z]+", " ".join(paragraph.split()))
