@@ -3,7 +3,7 @@
 ``requirements.txt`` (and its CUDA 13 twin) pins every package the book runs on;
 :mod:`casebook.tools.environment` writes and installs them. This module only reads them,
 for what a page reports (:mod:`casebook.status.stack`: whether it ran on the lock's
-versions), the board's message and the grid memo's key, so it ships with the package
+versions) and the board's message, so it ships with the package
 while the set-up stays in a clone. The lock files exist only in a clone: an installed
 package has none and asks only where it runs from a checkout.
 

@@ -1,7 +1,7 @@
 """The variables through which a maintainer's run configures the package's runtime.
 
 The test command (:mod:`casebook.tools.suite`), the Colab simulation and the bench set
-these for every process they start; the release pool, the grid memo and a benchmark's
+these for every process they start; the release pool and a benchmark's
 subprocess read them. Both sides name them from here, so the reader's part of the package
 (which ships without ``casebook.tools``) and the maintainer's commands agree on one name.
 
@@ -10,7 +10,7 @@ Standard library only; imports nothing.
 
 from __future__ import annotations
 
-__all__ = ["GRID_MEMO_ENV", "POOL_ENV", "QUIET_MALLOC"]
+__all__ = ["POOL_ENV", "QUIET_MALLOC"]
 
 QUIET_MALLOC: dict[str, str] = {
     "MALLOC_ARENA_MAX": "1",
@@ -33,7 +33,3 @@ POOL_ENV = "CASEBOOK_POOL"
 """The folder of the warm release servers (``casebook.releases._pool``): the test command
 gives its run one of its own, shared by every worker and kernel, and stops its servers at
 the end (the repository's ``conftest.py``)."""
-
-GRID_MEMO_ENV = "CASEBOOK_GRID_MEMO"
-"""The folder where the test command's run keeps each version-table cell it computed, so
-that pages and tests asking for the same cell share one run (``casebook.releases._memo``)."""

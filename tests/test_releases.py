@@ -527,63 +527,6 @@ def test_version_table_runs_every_cell_and_checks(env):
     assert "<table>" in table._repr_html_()
 
 
-@pytest.fixture
-def counted_runs(env, tmp_path, monkeypatch):
-    """The grid memo on (as the test command sets it), and every real run counted."""
-    from casebook.releases import _expect, _memo
-
-    monkeypatch.setenv(_memo.MEMO_ENV, str(tmp_path / "grids"))
-    calls = []
-
-    def counting(code, target, **kwargs):
-        calls.append((code, target))
-        return r.run(code, target, **kwargs)
-
-    monkeypatch.setattr(_expect, "run", counting)
-    return calls
-
-
-GRID = {"merges": "import fakepkg\nresult = fakepkg.merge(True, 1, 2)", "fails": "1 / 0"}
-
-
-def test_a_grid_cell_runs_once_per_suite_run(counted_runs):
-    first = r.version_table(GRID, ["fakepkg==1.0", "fakepkg==2.0"])
-    again = r.version_table(GRID, ["fakepkg==2.0", "fakepkg==1.0"])
-    assert len(counted_runs) == 4  # the second table ran nothing
-    for row in first.rows:
-        for col in GRID:
-            kept, fresh = again.outcome(row, col), first.outcome(row, col)
-            assert (kept.summary, kept.result, kept.versions) == (
-                fresh.summary,
-                fresh.result,
-                fresh.versions,
-            )
-
-
-def test_a_grid_cell_is_computed_again_when_anything_it_depends_on_changes(
-    counted_runs, monkeypatch
-):
-    from casebook.releases import _memo
-
-    r.version_table(GRID, ["fakepkg==1.0"])
-    r.version_table({"merges": GRID["merges"] + " "}, ["fakepkg==1.0"])  # other code
-    r.version_table(GRID, ["fakepkg==1.0"], x64=True)  # other options
-    monkeypatch.setenv("XLA_FLAGS", "--xla_cpu_enable_fast_math=false")  # other environment
-    r.version_table({"merges": GRID["merges"]}, ["fakepkg==1.0"])
-    monkeypatch.setattr(_memo, "lock_digest", lambda: "another lock")  # another lock
-    r.version_table({"merges": GRID["merges"]}, ["fakepkg==1.0"])
-    assert len(counted_runs) == 2 + 1 + 2 + 1 + 1
-
-
-def test_without_the_test_command_no_grid_cell_is_kept(counted_runs, monkeypatch):
-    from casebook.releases import _memo
-
-    monkeypatch.delenv(_memo.MEMO_ENV)
-    r.version_table(GRID, ["fakepkg==1.0"])
-    r.version_table(GRID, ["fakepkg==1.0"])
-    assert len(counted_runs) == 4
-
-
 # ------------------------------------------------------------------------ cell magic
 
 

@@ -22,8 +22,7 @@ first on its path and sends back a structured outcome. One module per concern:
 * :mod:`~casebook.releases._pool` and :mod:`~casebook.releases._server`: the warm servers
   runs fork from, one per environment and machine (:mod:`~casebook.releases._keys` says
   which runs share one); :mod:`~casebook.releases._cold`: a run
-  in a fresh interpreter instead; :mod:`~casebook.releases._memo`: grid cells computed
-  once per test run;
+  in a fresh interpreter instead;
 * :mod:`~casebook.releases.errors`: the errors, all :class:`ReleaseError` (or, for a
   failed expectation, :class:`ExpectationError`).
 

@@ -17,7 +17,6 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from casebook.display import Cell, Table, TableDisplay
-from casebook.releases._memo import run_once
 from casebook.releases._outcome import Outcome
 from casebook.releases._patches import Target, target_label
 from casebook.releases._runner import place_of, run
@@ -306,8 +305,7 @@ def version_table(
     jobs = [(target_label(t), t, c) for t in targets for c in columns]
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {
-            (row, col): pool.submit(run_once, run, columns[col], t, **run_kwargs)
-            for row, t, col in jobs
+            (row, col): pool.submit(run, columns[col], t, **run_kwargs) for row, t, col in jobs
         }
         cells = {key: f.result() for key, f in futures.items()}
     return VersionTable(columns=list(columns), rows=[target_label(t) for t in targets], cells=cells)

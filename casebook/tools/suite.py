@@ -26,7 +26,7 @@ from typing import Any
 
 from casebook import storage
 from casebook.project import ROOT
-from casebook.runenv import GRID_MEMO_ENV, POOL_ENV, QUIET_MALLOC
+from casebook.runenv import POOL_ENV, QUIET_MALLOC
 from casebook.tools import environment
 
 __all__ = [
@@ -108,8 +108,7 @@ TEST_ARGS = [*PARALLEL, "--nbmake", "notebooks/", "book/", "tests/"]
 
 def run_tests(py: str | Path, args: list[str]) -> None:
     """``pytest ARGS`` with the suite lock on (benchmark cells time alone while the rest
-    runs in parallel), one pool of warm release servers and one folder of computed grid
-    cells for the whole run. First it removes what killed runs left in the temp folder
+    runs in parallel) and one pool of warm release servers for the whole run. First it removes what killed runs left in the temp folder
     (``casebook.storage.leftovers``: suite folders, release runs, book builds); a warm
     release server of a killed suite, if any outlived it, ends by itself when idle."""
     gone = storage.remove_leftovers()
@@ -124,7 +123,6 @@ def run_tests(py: str | Path, args: list[str]) -> None:
             **QUIET_MALLOC,
             LOCK_ENV: str(Path(tmp) / "suite.lock"),
             POOL_ENV: str(Path(tmp) / "pool"),
-            GRID_MEMO_ENV: str(Path(tmp) / "grids"),
         }
         environment.sh([py, "-m", "pytest", *args], cwd=ROOT, env=env)
 
