@@ -50,6 +50,11 @@ def test_the_colab_button_opens_the_page_s_plain_twin(tmp_path):
     )
     notebook += ' "metadata": {}, "nbformat": 4, "nbformat_minor": 5}'
     (tmp_path / "page.ipynb").write_text(notebook)
+    (tmp_path / "story.md").write_text(
+        "---\njupytext:\n  text_representation:\n    format_name: myst\nkernelspec:\n"
+        "  name: python3\n  display_name: Python 3\n---\n# Story\n\n"
+        "```{code-cell} python\n1 + 1\n```\n\n```{toctree}\n:hidden:\npage\n```\n"
+    )
     (tmp_path / "handouts" / "pages").mkdir(parents=True)
     (tmp_path / "handouts" / "pages" / "page.ipynb").write_text(notebook)
     (tmp_path / "conf.py").write_text(
@@ -73,3 +78,7 @@ def test_the_colab_button_opens_the_page_s_plain_twin(tmp_path):
     ]
     assert (tmp_path / colab[0].split("/blob/b/")[1]).exists()
     assert "mybinder.org/v2/gh/o/r/b?urlpath=tree/page.ipynb" in html
+    # a MyST page has no twin and no Colab button (Colab cannot open a .md), but Binder
+    story = (out / "story.html").read_text()
+    assert "colab.research.google.com" not in story
+    assert "mybinder.org/v2/gh/o/r/b?urlpath=tree/story.md" in story

@@ -3,8 +3,10 @@
 sphinx-book-theme's Colab button opens the page's own notebook from the repository, whose
 Markdown is MyST: Colab shows it raw. ``sync`` commits a plain twin of each executed page
 under ``handouts/pages/`` (:mod:`casebook.workshop.launch`); after the theme has made its
-buttons, this points the Colab one at that twin, on the same repository and branch. A page
-without a committed twin keeps the theme's link, and the build says so.
+buttons, this points the Colab one at that twin, on the same repository and branch. A
+notebook page without a committed twin keeps the theme's link, and the build says so; a
+MyST Markdown page (``book/how-to-read.md``) loses the button, whose link to the ``.md``
+Colab cannot open (Binder, which can, keeps its own).
 """
 
 from __future__ import annotations
@@ -30,13 +32,15 @@ def _point_colab(app: Any, pagename: str, templatename: str, context: dict, doct
     for group in context.get("header_buttons", []):
         if group.get("label") != "launch-buttons":
             continue
-        for button in group["buttons"]:
+        for button in list(group["buttons"]):
             if button.get("text") != "Colab":
                 continue
-            if not (Path(app.srcdir) / launch.path_of(pagename)).exists():
+            if Path(app.env.doc2path(pagename)).suffix != ".ipynb":
+                group["buttons"].remove(button)  # a MyST page: Colab cannot open its .md
+            elif not (Path(app.srcdir) / launch.path_of(pagename)).exists():
                 LOGGER.warning(f"no plain twin of {pagename}: run python3 -m casebook sync")
-                continue
-            button["url"] = colab_url(button["url"], pagename)
+            else:
+                button["url"] = colab_url(button["url"], pagename)
 
 
 def setup(app: Any) -> dict[str, Any]:
