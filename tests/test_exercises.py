@@ -149,7 +149,9 @@ def test_the_teaching_page_links_every_case_and_the_lessons_to_colab():
         assert link.startswith(prefix), f"Colab link {link} is not built from {repo} at {branch}"
         assert (ROOT / link.removeprefix(prefix)).is_file(), f"Colab link to a missing file: {link}"
     linked = {link.split(f"/blob/{branch}/")[-1] for link in links}
-    wanted = {str(p.relative_to(ROOT)) for p in NOTEBOOKS} | {"book/lessons.ipynb"}
+    # each page opens as its plain twin (handouts/pages/), never its MyST notebook
+    wanted = {f"handouts/pages/{p.name}" for p in NOTEBOOKS} | {"handouts/pages/lessons.ipynb"}
+    assert not linked & {str(p.relative_to(ROOT)) for p in NOTEBOOKS}, "a Colab link opens MyST"
     handouts = {str(p.relative_to(ROOT)) for p in (ROOT / "handouts" / "student").glob("*.ipynb")}
     assert len(handouts) >= 2, "no student edition committed under handouts/student/"
     assert wanted | handouts <= linked, f"no Colab link for {(wanted | handouts) - linked}"

@@ -58,14 +58,15 @@ def render(file: str, cases: Iterable[Case], *, repository: tuple[str, str] | No
             repository = colab.repository()
         url, branch = repository
         base = COLAB.format(repo=url.removeprefix("https://github.com/").rstrip("/"), branch=branch)
-        # The student edition (committed by sync under handouts/student/), then the page.
+        # The student edition (committed by sync under handouts/student/), then the page's
+        # plain twin (handouts/pages/), which the page's own Colab button opens too.
         rows = [(f"case {c.number}, {_link(c)}", c.notebook, bool(c.workshop)) for c in cases]
         rows += [("lessons", "book/lessons.ipynb", True)]
         lines = ["| page | student edition | full page |", "|---|---|---|"]
         lines += [
             f"| {name} | "
             + (f"[open in Colab]({base}handouts/student/{Path(nb).name})" if handout else "none")
-            + f" | [open in Colab]({base}{nb}) |"
+            + f" | [open in Colab]({base}handouts/pages/{Path(nb).name}) |"
             for name, nb, handout in rows
         ]
     else:
