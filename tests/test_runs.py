@@ -72,31 +72,21 @@ def _cells(*indices):
     return [{"index": i, "seconds": 0.1, "error": "NameError: x"} for i in indices]
 
 
+def _without_eras(page, seconds, failed, **version):
+    """A stored run without eras of one ``page``: ``failed`` cell indices, and the page's
+    ``commit`` and/or ``digest`` (``version``)."""
+    got = {"passed": False, "seconds": seconds, "failed_cells": _cells(*failed), **version}
+    return {**_record({page: got}), "eras": "withheld"}
+
+
 def test_a_run_without_eras_passes_only_where_it_failed_on_era_cells_alone(tmp_path):
     """A GPU image cannot hold the era stacks: its run lists the cells that failed, and the
     table calls the page passed only if each is a cell the reference (the page without
     eras, on a machine where it passes with them, at the same commit) names. One more
     failing cell, or a reference of another commit, and it is a FAIL."""
     page = "notebooks/01-a.ipynb"
-    ref = {
-        **_record(
-            {
-                page: {
-                    "passed": False,
-                    "seconds": 9.0,
-                    "commit": "abc",
-                    "failed_cells": _cells(12, 13),
-                }
-            }
-        ),
-        "eras": "withheld",
-    }
-    gpu = {
-        **_record(
-            {page: {"passed": False, "seconds": 5.0, "commit": "abc", "failed_cells": _cells(12)}}
-        ),
-        "eras": "withheld",
-    }
+    ref = _without_eras(page, 9.0, (12, 13), commit="abc")
+    gpu = _without_eras(page, 5.0, (12,), commit="abc")
     table = runs.RunsTable([gpu], [ref])
     assert table.verdict(gpu, page, gpu["pages"][page]) == "pass (5 s) except 1 era cells"
     worse = {**gpu["pages"][page], "failed_cells": _cells(12, 40)}
@@ -132,28 +122,9 @@ def test_a_run_is_read_against_the_reference_of_the_same_file(tmp_path):
     """Where both records hold the page's digest, the digest decides, not the commit (a
     device's copy may carry an older git history)."""
     page = "notebooks/01-a.ipynb"
-    ref = {
-        **_record(
-            {
-                page: {
-                    "passed": False,
-                    "seconds": 9.0,
-                    "commit": "abc",
-                    "digest": "d1",
-                    "failed_cells": _cells(12),
-                }
-            }
-        ),
-        "eras": "withheld",
-    }
-    got = {
-        "passed": False,
-        "seconds": 5.0,
-        "commit": "old",
-        "digest": "d1",
-        "failed_cells": _cells(12),
-    }
-    gpu = {**_record({page: got}), "eras": "withheld"}
+    ref = _without_eras(page, 9.0, (12,), commit="abc", digest="d1")
+    gpu = _without_eras(page, 5.0, (12,), commit="old", digest="d1")
+    got = gpu["pages"][page]
     table = runs.RunsTable([gpu], [ref])
     assert table.verdict(gpu, page, got) == "pass (5 s) except 1 era cells"
     assert table.verdict(gpu, page, {**got, "digest": "d2"}).startswith("unjudged")
