@@ -10,7 +10,7 @@ Standard library only; imports nothing.
 
 from __future__ import annotations
 
-__all__ = ["POOL_ENV", "QUIET_MALLOC"]
+__all__ = ["POOL_ENV", "POOL_IDLE_ENV", "POOL_MAX_ENV", "QUIET_MALLOC"]
 
 QUIET_MALLOC: dict[str, str] = {
     "MALLOC_ARENA_MAX": "1",
@@ -33,3 +33,15 @@ POOL_ENV = "CASEBOOK_POOL"
 """The folder of the warm release servers (``casebook.releases._pool``): the test command
 gives its run one of its own, shared by every worker and kernel, and stops its servers at
 the end (the repository's ``conftest.py``)."""
+
+POOL_MAX_ENV = "CASEBOOK_POOL_MAX"
+"""How many warm release servers a pool keeps at once (default
+``casebook.releases._pool.MAX_SERVERS``). The test command raises it so that its run never
+stops a server it will need again: its pages and tests ask for about 26 environments, and a
+limit of 16 made it start 19 of them twice or three times (the pool's start log, one run)."""
+
+POOL_IDLE_ENV = "CASEBOOK_POOL_IDLE"
+"""Seconds a warm release server waits for its next run before it ends (default
+``casebook.releases._pool.IDLE_SECONDS``). The test command sets its run's to outlast the
+run, whose pages and tests may come back to an environment minutes later; it stops its
+servers itself at the end."""

@@ -27,6 +27,7 @@ from casebook.releases import (
     _manifest as manifest,
     _pool as pool,
 )
+from casebook.runenv import POOL_MAX_ENV
 
 
 def _wheel(dirpath: Path, version: str, body: str) -> Path:
@@ -738,7 +739,7 @@ def test_a_server_that_dies_or_hangs_at_start_is_reported(
 
 
 def test_a_machine_keeps_at_most_max_servers(own_pool, monkeypatch):
-    monkeypatch.setattr(pool, "MAX_SERVERS", 1)
+    monkeypatch.setenv(POOL_MAX_ENV, "1")
     r.run("import fakepkg", "fakepkg==1.0")
     (old,) = pool.live_servers()
     r.run("import fakepkg", "fakepkg==2.0")

@@ -6,14 +6,15 @@ The checks read the lock without waiting (``LOCK_NB``), so nothing here is timed
 from __future__ import annotations
 
 import fcntl
+import shutil
 import subprocess
 import sys
+from pathlib import Path
 
 import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from casebook import storage
 from casebook.tools import suite
 
 PROBE = """
@@ -92,37 +93,53 @@ def test_the_test_command_says_when_the_browser_tests_skip(monkeypatch, capsys, 
 
 
 def test_a_killed_test_command_leaves_nothing_after_the_next_run(tmp_path, monkeypatch) -> None:
-    """A test command killed by SIGKILL (a timeout's) cannot remove its suite folder; the
-    next run's first step does. The kill is real: a run of ``suite.run_tests`` on a test
-    that sleeps, killed once its folder exists."""
+    """A test command killed by SIGKILL (a timeout's) cannot remove its suite folder nor stop
+    its warm servers; the next run's first step does both. The kill is real: a run of
+    ``suite.run_tests`` on a test that starts a warm server and sleeps, killed once the
+    server is up."""
     import contextlib
+    import json
     import os
     import signal
     import tempfile
     import time
 
+    from casebook.releases import _pool
+
     sleeper = tmp_path / "test_sleeps.py"
-    sleeper.write_text("import time\n\ndef test_sleeps():\n    time.sleep(60)\n")
-    scratch = tmp_path / "tmp"
-    scratch.mkdir()
+    sleeper.write_text(
+        "import time\nfrom casebook import releases\n\n"
+        "def test_sleeps():\n    releases.run('pass')\n    time.sleep(60)\n"
+    )
+    # A short temp folder, as the system's: the pool's sockets must fit in it (else the pool
+    # moves out of the suite folder, see ``_pool.pool_directory``).
+    scratch = Path(tempfile.mkdtemp(prefix="cb-kill-"))
     run = (
         "import sys; from casebook.tools import suite; "
         f"suite.run_tests(sys.executable, ['-q', '-p', 'no:cacheprovider', {str(sleeper)!r}])"
     )
     env = {**os.environ, "TMPDIR": str(scratch)}
+    env.pop("CASEBOOK_POOL", None)
     command = subprocess.Popen([sys.executable, "-c", run], env=env, start_new_session=True)
     try:
-        deadline = time.monotonic() + 60
-        while not list(scratch.glob(f"casebook-suite-{command.pid}-*")):
-            assert time.monotonic() < deadline and command.poll() is None, "no suite folder"
+        deadline = time.monotonic() + 90
+        while not (
+            found := list(scratch.glob(f"casebook-suite-{command.pid}-*/pool/*/server.json"))
+        ):
+            assert time.monotonic() < deadline and command.poll() is None, "no warm server"
             time.sleep(0.1)
+        server = json.loads(found[0].read_text())["pid"]
         command.send_signal(signal.SIGKILL)  # the test command only, as `timeout -s KILL` does
         command.wait()
         left = list(scratch.glob(f"casebook-suite-{command.pid}-*"))
         assert left, "the killed run removed its folder: nothing to show"
+        assert _pool._is_server(server), "the killed run's server is gone: nothing to show"
         monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-        assert storage.remove_leftovers() == left
+        assert suite.remove_killed_runs() == left
         assert not list(scratch.iterdir())
+        # ended (a zombie until the killed run's pytest, its parent, is reaped in turn)
+        assert not _pool._is_server(server), "the killed run's warm server still runs"
     finally:
         with contextlib.suppress(ProcessLookupError):
             os.killpg(command.pid, signal.SIGKILL)  # its pytest, still sleeping
+        shutil.rmtree(scratch, ignore_errors=True)

@@ -51,7 +51,7 @@ from casebook import storage
 from casebook.releases._cold import CHILD_MODULE, Finished, cold_run
 from casebook.releases._keys import key_of
 from casebook.releases.errors import RunCrashed, RunTimeout
-from casebook.runenv import POOL_ENV
+from casebook.runenv import POOL_ENV, POOL_IDLE_ENV, POOL_MAX_ENV
 
 __all__ = [
     "CHILD_MODULE",
@@ -70,12 +70,13 @@ __all__ = [
     "warm_run",
 ]
 
-IDLE_ENV = "CASEBOOK_POOL_IDLE"
+IDLE_ENV = POOL_IDLE_ENV
 IDLE_SECONDS = 300.0
 """How long a server waits for its next run before it ends (``$CASEBOOK_POOL_IDLE``)."""
 
 MAX_SERVERS = 16
-"""How many servers a machine keeps (each holds jax and a release: 150-300 MB)."""
+"""How many servers a machine keeps (each holds jax and a release: 150-300 MB), unless
+``$CASEBOOK_POOL_MAX`` says otherwise (the test command's run keeps more)."""
 
 START_TIMEOUT = 180.0
 """Seconds a server may take to import its preloads and say ``ready``."""
@@ -266,10 +267,12 @@ def live_servers(pool: Path | None = None) -> list[Server]:
 
 
 def _make_room(pool: Path, keep: str) -> None:
-    """Stop the least recently used servers until a new one fits :data:`MAX_SERVERS`
-    (skipping any whose folder another kernel holds: it is starting or stopping it)."""
+    """Stop the least recently used servers until a new one fits the limit,
+    ``$CASEBOOK_POOL_MAX`` or :data:`MAX_SERVERS` (skipping any whose folder another
+    kernel holds: it is starting or stopping it)."""
+    limit = int(os.environ.get(POOL_MAX_ENV) or MAX_SERVERS)
     others = [s for s in live_servers(pool) if s.directory.name != keep]
-    while len(others) >= MAX_SERVERS:
+    while len(others) >= limit:
         oldest = others.pop(0)
         held = _locked_if_free(oldest.directory)
         if held is not None:

@@ -26,7 +26,7 @@ from typing import Any
 
 from casebook import storage
 from casebook.project import ROOT
-from casebook.runenv import POOL_ENV, QUIET_MALLOC
+from casebook.runenv import POOL_ENV, POOL_IDLE_ENV, POOL_MAX_ENV, QUIET_MALLOC
 from casebook.tools import environment
 
 __all__ = [
@@ -106,12 +106,30 @@ TEST_ARGS = [*PARALLEL, "--nbmake", "notebooks/", "book/", "tests/"]
 """What the test command hands to pytest (after set-up) when no paths are given."""
 
 
+SUITE_POOL = {POOL_MAX_ENV: "40", POOL_IDLE_ENV: "900"}
+"""The test command's pool keeps every server it starts until the run ends (it stops them
+then): about 26 environments, about 0.2 GB of memory each, none stopped for room or
+idleness and started again. A suite killed before its end leaves servers that end by
+themselves after 15 idle minutes."""
+
+
+def remove_killed_runs() -> list[Path]:
+    """Remove what killed runs left in the temp folder (``casebook.storage.leftovers``),
+    first stopping the warm servers of a killed test command's pool, which would otherwise
+    idle on for :data:`SUITE_POOL`'s 15 minutes; the folders removed."""
+    from casebook.releases import _pool
+
+    for folder in storage.leftovers():
+        if (folder / "pool").is_dir():
+            _pool.shutdown(folder / "pool")
+    return storage.remove_leftovers()
+
+
 def run_tests(py: str | Path, args: list[str]) -> None:
     """``pytest ARGS`` with the suite lock on (benchmark cells time alone while the rest
-    runs in parallel) and one pool of warm release servers for the whole run. First it removes what killed runs left in the temp folder
-    (``casebook.storage.leftovers``: suite folders, release runs, book builds); a warm
-    release server of a killed suite, if any outlived it, ends by itself when idle."""
-    gone = storage.remove_leftovers()
+    runs in parallel) and one pool of warm release servers for the whole run. First it
+    removes what killed runs left in the temp folder (:func:`remove_killed_runs`)."""
+    gone = remove_killed_runs()
     if gone:
         print(f"casebook test: removed {len(gone)} folder(s) that killed runs left behind")
     with storage.owned_tempdir("suite") as tmp:
@@ -123,6 +141,7 @@ def run_tests(py: str | Path, args: list[str]) -> None:
             **QUIET_MALLOC,
             LOCK_ENV: str(Path(tmp) / "suite.lock"),
             POOL_ENV: str(Path(tmp) / "pool"),
+            **SUITE_POOL,
         }
         environment.sh([py, "-m", "pytest", *args], cwd=ROOT, env=env)
 
