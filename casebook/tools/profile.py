@@ -172,11 +172,14 @@ def main(argv: list[str] | None = None) -> int:
         p = Path(name)
         paths += sorted(p.glob("*.ipynb")) if p.is_dir() else [p]
     profiles = []
-    # One pool of warm servers for the whole profile, as the test command has: the first
-    # page to ask for an environment pays its server's start, later pages find it warm.
+    # One pool of warm servers for the whole profile, kept as the test command keeps its
+    # own: the first page to ask for an environment pays its server's start, later pages
+    # find it warm (none is stopped for room or idleness in between).
     from casebook.releases import _pool  # the checkout's own (see the module's text)
+    from casebook.tools import suite
 
     os.environ.setdefault(_pool.POOL_ENV, tempfile.mkdtemp(prefix="casebook-profile-pool-"))
+    os.environ.update(getattr(suite, "SUITE_POOL", {}))  # an older checkout: its own limits
     try:
         for path in paths:
             print(f"casebook profile: {path}", file=sys.stderr, flush=True)
