@@ -36,12 +36,11 @@ the end (the repository's ``conftest.py``)."""
 
 POOL_MAX_ENV = "CASEBOOK_POOL_MAX"
 """How many warm release servers a pool keeps at once (default
-``casebook.releases._pool.MAX_SERVERS``). The test command raises it so that its run never
-stops a server it will need again: its pages and tests ask for about 26 environments, and a
-limit of 16 made it start 19 of them twice or three times (the pool's start log, one run)."""
+``casebook.releases._pool.MAX_SERVERS``). The test command, ``bench`` and ``profile``
+raise it (``casebook.tools.suite.SUITE_POOL``), so that a run never stops a server it will
+need again."""
 
 POOL_IDLE_ENV = "CASEBOOK_POOL_IDLE"
 """Seconds a warm release server waits for its next run before it ends (default
 ``casebook.releases._pool.IDLE_SECONDS``). The test command sets its run's to outlast the
-run, whose pages and tests may come back to an environment minutes later; it stops its
-servers itself at the end."""
+run (``SUITE_POOL``), and stops its servers itself at the end."""

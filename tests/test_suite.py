@@ -143,3 +143,24 @@ def test_a_killed_test_command_leaves_nothing_after_the_next_run(tmp_path, monke
         with contextlib.suppress(ProcessLookupError):
             os.killpg(command.pid, signal.SIGKILL)  # its pytest, still sleeping
         shutil.rmtree(scratch, ignore_errors=True)
+
+
+def test_a_command_s_own_pool_keeps_its_servers_then_leaves_nothing(monkeypatch) -> None:
+    """``bench`` and ``profile`` run pages in a pool of their own with the test command's
+    limits; at the end its servers are stopped and its folder is gone."""
+    import os
+
+    from casebook import releases
+    from casebook.releases import _pool
+    from casebook.runenv import POOL_ENV
+
+    for name in (POOL_ENV, *suite.SUITE_POOL):  # restored after the test
+        monkeypatch.setenv(name, "")
+    with suite.kept_pool():
+        assert {k: os.environ[k] for k in suite.SUITE_POOL} == suite.SUITE_POOL
+        folder = Path(os.environ[POOL_ENV])
+        releases.run("pass")
+        (server,) = _pool.live_servers()
+        assert server.directory.parent == folder
+    assert not folder.exists(), "the pool's folder is left behind"
+    assert not _pool._is_server(server.pid), "the pool's server still runs"

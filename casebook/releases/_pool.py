@@ -18,8 +18,8 @@ second. Its files live in a folder of the *pool* named by the environment's key:
 The pool is ``$CASEBOOK_POOL`` (the test command sets one per suite run and stops its
 servers at the end), else the machine's, in the temporary folder. A server ends after
 ``$CASEBOOK_POOL_IDLE`` seconds without a run (:data:`IDLE_SECONDS` by default), and at
-most :data:`MAX_SERVERS` live at once on a machine: the least recently used is stopped
-first. The key covers everything a server fixes at start-up (the interpreter and what is
+most :data:`MAX_SERVERS` (or ``$CASEBOOK_POOL_MAX``) live at once on a machine: the least
+recently used is stopped first. The key covers everything a server fixes at start-up (the interpreter and what is
 installed in it, the environment but for what no server reads, and casebook's own
 source), so a run
 never meets a server started for something else; each run gets its kernel's whole
@@ -70,7 +70,6 @@ __all__ = [
     "warm_run",
 ]
 
-IDLE_ENV = POOL_IDLE_ENV
 IDLE_SECONDS = 300.0
 """How long a server waits for its next run before it ends (``$CASEBOOK_POOL_IDLE``)."""
 
@@ -187,7 +186,7 @@ class Server:
         t0 = time.perf_counter()
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket_path)  # a server that was killed leaves its socket
-        idle = os.environ.get(IDLE_ENV) or str(IDLE_SECONDS)
+        idle = os.environ.get(POOL_IDLE_ENV) or str(IDLE_SECONDS)
         argv = [self.python, "-m", SERVER_MODULE, self.socket_path, ",".join(self.preload)]
         with open(self.directory / "server.log", "w") as log:
             launcher = subprocess.Popen(

@@ -167,5 +167,6 @@ def bare_env(py: Path, cache: Path) -> dict[str, str]:
 
 
 def main(argv: list[str]) -> int:
-    """``colab-sim [PAGE ...]``: the pages to run (default: :data:`DEFAULT_PAGES`: cases 1, 5, 6 and 7, the lessons)."""
+    """``colab-sim [PAGE ...]``: the pages to run (default: :data:`DEFAULT_PAGES`: cases 1,
+    5, 6 and 7, the lessons)."""
     return 1 if simulate(list(argv) or list(DEFAULT_PAGES)) else 0

@@ -11,7 +11,8 @@ by kind and the slowest cells of all, which say what to make faster first.
 
 Only the standard library at import, and the book's one executor
 (:mod:`casebook.tools.executor`) when it runs, so it can profile another checkout's pages
-with that checkout's venv: ``OTHER/.venv/bin/python casebook/tools/profile.py``.
+with that checkout's venv: ``OTHER/.venv/bin/python casebook/tools/profile.py`` (a
+checkout whose ``casebook.tools.suite`` has ``kept_pool``).
 """
 
 from __future__ import annotations
@@ -20,7 +21,6 @@ import json
 import os
 import re
 import sys
-import tempfile
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -104,9 +104,11 @@ def _server_starts(log: Path, since: int) -> tuple[float, int]:
 def profile_page(path: Path, timeout: int = 900) -> PageProfile:
     """Run ``path`` in a fresh kernel (:func:`casebook.tools.executor.execute`, errors
     allowed: a failing cell is timed too and the page goes on), timing each cell."""
+    from casebook import storage
     from casebook.tools import executor
 
-    log = Path(tempfile.mkdtemp(prefix="casebook-profile-")) / "pool.jsonl"
+    logs = storage.owned_tempdir("profile")  # the pool's start log, removed at the end
+    log = Path(logs.name) / "pool.jsonl"
     os.environ[POOL_LOG_ENV] = str(log)
     profile = PageProfile(path.as_posix(), 0.0)
     seen_lines = 0
@@ -124,7 +126,8 @@ def profile_page(path: Path, timeout: int = 900) -> PageProfile:
             seconds = max(0.0, seconds - starts)
         profile.cells.append(CellTime(path.name, cell_index, first, kind, seconds))
 
-    run = executor.execute(path, timeout=timeout, allow_errors=True, on_cell=on_cell)
+    with logs:
+        run = executor.execute(path, timeout=timeout, allow_errors=True, on_cell=on_cell)
     profile.wall = run.seconds
     return profile
 
@@ -172,20 +175,12 @@ def main(argv: list[str] | None = None) -> int:
         p = Path(name)
         paths += sorted(p.glob("*.ipynb")) if p.is_dir() else [p]
     profiles = []
-    # One pool of warm servers for the whole profile, kept as the test command keeps its
-    # own: the first page to ask for an environment pays its server's start, later pages
-    # find it warm (none is stopped for room or idleness in between).
-    from casebook.releases import _pool  # the checkout's own (see the module's text)
-    from casebook.tools import suite
+    from casebook.tools.suite import kept_pool  # the checkout's own (see the module's text)
 
-    os.environ.setdefault(_pool.POOL_ENV, tempfile.mkdtemp(prefix="casebook-profile-pool-"))
-    os.environ.update(getattr(suite, "SUITE_POOL", {}))  # an older checkout: its own limits
-    try:
+    with kept_pool():
         for path in paths:
             print(f"casebook profile: {path}", file=sys.stderr, flush=True)
             profiles.append(profile_page(path))
-    finally:
-        _pool.shutdown()
     print(_table(profiles))
     print()
     print(f"The {top} slowest cells:\n")

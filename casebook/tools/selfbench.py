@@ -109,19 +109,12 @@ def main(argv: list[str]) -> int:
     parser.add_argument("--runs", type=int, default=2, help="runs of each page (default 2)")
     parser.add_argument("--suite", action="store_true", help="also time the whole test command")
     args = parser.parse_args(argv)
-    from casebook.releases import _pool
-    from casebook.tools.suite import SUITE_POOL
+    from casebook.tools.suite import kept_pool
 
-    # One pool of warm servers of its own for the whole bench, kept as the test command
-    # keeps its own: the first run of the pages pays the servers' starts, the second finds
-    # them warm (with a machine's limit of 16, the pages' later environments stopped the
-    # earlier ones, so part of the second run started servers again).
-    os.environ[_pool.POOL_ENV] = tempfile.mkdtemp(prefix="casebook-bench-pool-")
-    os.environ.update(SUITE_POOL)
-    try:
+    # With the machine's limit of 16 servers, the pages' 23 environments stopped each
+    # other, so part of the "warm" second run started servers again.
+    with kept_pool():
         return _bench(args)
-    finally:
-        _pool.shutdown()
 
 
 def _bench(args: argparse.Namespace) -> int:

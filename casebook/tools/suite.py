@@ -31,12 +31,15 @@ from casebook.tools import environment
 
 __all__ = [
     "BENCHMARK_TAG",
+    "SUITE_POOL",
     "LOCK_ENV",
     "PARALLEL",
     "TEST_ARGS",
     "exclusive",
     "held",
+    "kept_pool",
     "lock_cells",
+    "remove_killed_runs",
     "run_tests",
     "shared",
     "test",
@@ -108,9 +111,27 @@ TEST_ARGS = [*PARALLEL, "--nbmake", "notebooks/", "book/", "tests/"]
 
 SUITE_POOL = {POOL_MAX_ENV: "40", POOL_IDLE_ENV: "900"}
 """The test command's pool keeps every server it starts until the run ends (it stops them
-then): about 26 environments, about 0.2 GB of memory each, none stopped for room or
-idleness and started again. A suite killed before its end leaves servers that end by
-themselves after 15 idle minutes."""
+then), none stopped for room or idleness and started again: its run asks for about 26
+environments (one run's ``CASEBOOK_POOL_LOG``: with the machine's limit of 16 it started
+19 of them two or three times), about 0.2 GB of memory each. The servers of a run killed
+before its end are stopped by the next run (:func:`remove_killed_runs`), else they end
+after 15 idle minutes."""
+
+
+@contextlib.contextmanager
+def kept_pool() -> Iterator[None]:
+    """A pool of warm servers of its own for a maintainer command that runs pages one after
+    another (``bench``, ``profile``), kept as the test command keeps its own
+    (:data:`SUITE_POOL`): the first page to ask for an environment pays its server's start,
+    later pages find it warm. Its servers are stopped and its folder removed at the end."""
+    from casebook.releases import _pool
+
+    with storage.owned_tempdir("pool") as tmp:
+        os.environ.update({POOL_ENV: tmp, **SUITE_POOL})
+        try:
+            yield
+        finally:
+            _pool.shutdown()
 
 
 def remove_killed_runs() -> list[Path]:
