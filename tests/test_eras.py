@@ -87,8 +87,9 @@ def test_an_era_is_built_once_and_runs_in_its_own_venv(tmp_path, cache, monkeypa
 def test_an_era_run_sees_nothing_of_todays_stack(tmp_path, cache, monkeypatch) -> None:
     era = _era(tmp_path)
     monkeypatch.setattr(eras, "load_eras", lambda path=None: {"fake": era})
-    out = r.run("import importlib.util as u\nresult = u.find_spec('jax') is None", "era:fake")
-    assert out.result is True
+    monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(tmp_path / "xla"))  # a reader's
+    code = "import importlib.util as u, os\nresult = [u.find_spec('jax'), os.environ.get('JAX_COMPILATION_CACHE_DIR')]"
+    assert r.run(code, "era:fake").result == [None, None]
 
 
 def test_an_unknown_era_names_the_known_ones() -> None:

@@ -97,11 +97,21 @@ def place_of(target: Target) -> Place:
     )
 
 
+READER_CACHE_ENV = "JAX_COMPILATION_CACHE_DIR"
+"""jax's persistent compilation cache, as a reader may set it for today's stack. An era's
+run does not get it: jax 0.5.1 (era:optax-1210) then imports ``etils.epath`` at its first
+compile, and the era's ``etils`` needs ``importlib_resources``, which it lacks, so every run
+raised ``ModuleNotFoundError`` instead of the report's error."""
+
+
 def child_env(place: Place, *, cpu: bool, env: Mapping[str, str] | None = None) -> dict[str, str]:
-    """The environment of a child: this one, with the place's directories first on
-    ``PYTHONPATH`` (only those, for an era), jax on CPU (or, on an accelerator, without
-    preallocating its memory), and ``env`` on top. x64 is chosen per run by the pool."""
+    """The environment of a child: this one (for an era, less :data:`READER_CACHE_ENV`),
+    with the place's directories first on ``PYTHONPATH`` (only those, for an era), jax on
+    CPU (or, on an accelerator, without preallocating its memory), and ``env`` on top. x64
+    is chosen per run by the pool."""
     out = dict(os.environ)
+    if place.era:  # an era's jax reads today's cache settings and may fail to load it
+        out.pop(READER_CACHE_ENV, None)
     paths = [str(p) for p in place.path]
     if out.get("PYTHONPATH") and not place.era:
         paths.append(out["PYTHONPATH"])
