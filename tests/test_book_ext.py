@@ -37,10 +37,10 @@ def test_the_magic_s_extension_line_is_left_out_and_other_code_kept():
     )
 
 
-def test_the_colab_button_opens_the_page_s_plain_twin(tmp_path):
+def test_the_launch_buttons_open_the_page_s_plain_twin(tmp_path):
     """A tiny book on sphinx-book-theme with the launch buttons: after the build, the Colab
-    button of a notebook page opens ``handouts/pages/NAME.ipynb`` on the same repository
-    and branch, and that file is there; the Binder button is the theme's."""
+    and Binder buttons of a notebook page open ``handouts/pages/NAME.ipynb`` on the same
+    repository and branch, and that file is there; a MyST page keeps only Binder's."""
     import re
 
     from sphinx.application import Sphinx
@@ -60,7 +60,7 @@ def test_the_colab_button_opens_the_page_s_plain_twin(tmp_path):
     (tmp_path / "conf.py").write_text(
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
-        "extensions = ['myst_nb', 'casebook_colab']\n"
+        "extensions = ['myst_nb', 'casebook_launch']\n"
         "html_theme = 'sphinx_book_theme'\n"
         "exclude_patterns = ['handouts', '_build']\n"
         "nb_execution_mode = 'off'\nroot_doc = 'page'\n"
@@ -77,8 +77,9 @@ def test_the_colab_button_opens_the_page_s_plain_twin(tmp_path):
         "https://colab.research.google.com/github/o/r/blob/b/handouts/pages/page.ipynb"
     ]
     assert (tmp_path / colab[0].split("/blob/b/")[1]).exists()
-    assert "mybinder.org/v2/gh/o/r/b?urlpath=tree/page.ipynb" in html
-    # a MyST page has no twin and no Colab button (Colab cannot open a .md), but Binder
+    binder = re.findall(r'href="(https://mybinder\.org/[^"]+)"', html)
+    assert binder == ["https://mybinder.org/v2/gh/o/r/b?urlpath=tree/handouts/pages/page.ipynb"]
+    # a MyST page has no twin and no Colab button (Colab cannot open a .md), but Binder's
     story = (out / "story.html").read_text()
     assert "colab.research.google.com" not in story
     assert "mybinder.org/v2/gh/o/r/b?urlpath=tree/story.md" in story

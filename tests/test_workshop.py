@@ -407,7 +407,7 @@ def test_the_cells_no_page_runs_run_in_one_kernel(tmp_path):
 
 @pytest.mark.parametrize("path", colab.pages(), ids=lambda p: p.stem)
 def test_each_page_has_a_plain_twin_for_colab_with_no_raw_myst(path):
-    """The Colab launch button opens ``handouts/pages/NAME.ipynb`` (book/_ext/casebook_colab.py):
+    """The launch buttons open ``handouts/pages/NAME.ipynb`` (book/_ext/casebook_launch.py):
     it is committed, it is the page as sync writes it now (every code cell, with its tags),
     and its Markdown shows no MyST."""
     page = path.relative_to(ROOT).with_suffix("").as_posix()

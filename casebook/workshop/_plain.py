@@ -50,11 +50,11 @@ a fenced block in any other (``python`` on a card) in the Markdown."""
 
 NOT_HERE = {
     # the book's own (book/_ext): page metadata, the %%on_release label, the handouts' zips,
-    # the Colab button
+    # the launch buttons
     "casebook_meta",
     "casebook_magic",
     "casebook_handouts",
-    "casebook_colab",
+    "casebook_launch",
     # the HTML site's: sitemap, Open Graph, comments, live code, the LaTeX build
     "sphinx_sitemap",
     "sphinxext.opengraph",

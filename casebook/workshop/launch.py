@@ -1,12 +1,12 @@
-"""The notebooks the book's Colab launch buttons open: each executed page whole, in plain
-Markdown.
+"""The notebooks the book's Colab and Binder launch buttons open: each executed page
+whole, in plain Markdown.
 
-A page's own ``.ipynb`` is MyST: Colab would show its roles and directives raw. ``sync``
-writes a twin of each executed page under ``handouts/pages/`` (:func:`notebooks`): every
-cell of the page, code cells as they are (tags, the set-up cell, the hidden checks: the
-page runs top to bottom as in the book), and each Markdown cell as sphinx-tojupyter
-renders it (:mod:`casebook.workshop._plain`). The book's launch buttons point at them
-(``book/_ext/casebook_colab.py``, through :func:`path_of`).
+A page's own ``.ipynb`` is MyST: Colab and Jupyter would show its roles and directives
+raw. ``sync`` writes a twin of each executed page under ``handouts/pages/``
+(:func:`notebooks`): every cell of the page, code cells as they are (tags, the set-up cell,
+the hidden checks: the page runs top to bottom as in the book), and each Markdown cell as
+sphinx-tojupyter renders it (:mod:`casebook.workshop._plain`). The book's launch buttons
+point at them (``book/_ext/casebook_launch.py``, through :func:`path_of`).
 """
 
 from __future__ import annotations
