@@ -107,3 +107,17 @@ def test_module_imports_on_this_python_without_jax():
         cwd=environment.ROOT,
     )
     assert proc.returncode == 0
+
+
+def test_the_book_command_keeps_the_kernel_s_tcp_warning_out_and_fails_as_its_build(capsys):
+    """The build's own kernel (book/how-to-read.md) prints ipykernel's TCP warning: the
+    book command passes every other line through, in order, and fails when the build does."""
+    from casebook.tools import book
+
+    chatter = f"[IPKernelApp] WARNING | {book.KERNEL_CHATTER}. All communication ..."
+    script = f"import sys; print('reading'); print({chatter!r}, file=sys.stderr); print('done')"
+    book.run_quietly([sys.executable, "-c", script])
+    echoed, _, out = capsys.readouterr().out.partition("\n")
+    assert echoed.startswith("+ ") and out == "reading\ndone\n"
+    with pytest.raises(subprocess.CalledProcessError):
+        book.run_quietly([sys.executable, "-c", "raise SystemExit(3)"])
