@@ -88,7 +88,10 @@ def test_an_era_run_sees_nothing_of_todays_stack(tmp_path, cache, monkeypatch) -
     era = _era(tmp_path)
     monkeypatch.setattr(eras, "load_eras", lambda path=None: {"fake": era})
     monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(tmp_path / "xla"))  # a reader's
-    code = "import importlib.util as u, os\nresult = [u.find_spec('jax'), os.environ.get('JAX_COMPILATION_CACHE_DIR')]"
+    code = (
+        "import importlib.util as u, os\n"
+        "result = [u.find_spec('jax'), os.environ.get('JAX_COMPILATION_CACHE_DIR')]"
+    )
     assert r.run(code, "era:fake").result == [None, None]
 
 
