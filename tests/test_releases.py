@@ -682,6 +682,21 @@ def test_an_idle_server_ends_and_removes_its_socket(own_pool, monkeypatch):
     assert not (server.directory / "server.json").exists()
 
 
+def test_a_server_whose_record_is_gone_ends_without_a_signal(own_pool):
+    """A stop removes the record, then sends SIGTERM; a server that missed the signal
+    (as one stopped just after its start could, under many kernels) is unseen by ``pool
+    stop``, so it ends by itself once its record is gone: here at once after its start,
+    before it has seen its record, so after ``RECORD_GRACE`` (5 s)."""
+    r.run("import fakepkg", "fakepkg==1.0")
+    (server,) = pool.live_servers()
+    (server.directory / "server.json").unlink()  # stop()'s first step, and no signal
+    for _ in range(200):
+        if not pool._is_server(server.pid):
+            break
+        time.sleep(0.05)
+    assert not pool._is_server(server.pid), "the unrecorded server still runs"
+
+
 @pytest.mark.parametrize("how", ["stopped", "killed"])
 def test_a_gone_server_is_replaced_and_the_run_still_happens(own_pool, how):
     """A server stopped (idle, evicted, SIGTERM) or killed (SIGKILL: its socket and
