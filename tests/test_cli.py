@@ -111,13 +111,28 @@ def test_module_imports_on_this_python_without_jax():
 
 def test_the_book_command_keeps_the_kernel_s_tcp_warning_out_and_fails_as_its_build(capsys):
     """The build's own kernel (book/how-to-read.md) prints ipykernel's TCP warning: the
-    book command passes every other line through, in order, and fails when the build does."""
+    book command runs the build dropping it (``environment.sh(drop=...)``), which passes
+    every other line through, in order, and fails when the build does."""
     from casebook.tools import book
 
     chatter = f"[IPKernelApp] WARNING | {book.KERNEL_CHATTER}. All communication ..."
     script = f"import sys; print('reading'); print({chatter!r}, file=sys.stderr); print('done')"
-    book.run_quietly([sys.executable, "-c", script])
+    environment.sh([sys.executable, "-c", script], drop=book.KERNEL_CHATTER)
     echoed, _, out = capsys.readouterr().out.partition("\n")
     assert echoed.startswith("+ ") and out == "reading\ndone\n"
     with pytest.raises(subprocess.CalledProcessError):
-        book.run_quietly([sys.executable, "-c", "raise SystemExit(3)"])
+        environment.sh([sys.executable, "-c", "raise SystemExit(3)"], drop=book.KERNEL_CHATTER)
+
+
+def test_the_book_command_builds_dropping_the_kernel_s_tcp_warning(monkeypatch):
+    from pathlib import Path
+
+    from casebook.tools import book, buildcache
+
+    seen = []
+    monkeypatch.setattr(environment, "setup", lambda gpu=False: Path("/venv/bin/python"))
+    monkeypatch.setattr(buildcache, "invalidate_if_stale", lambda root: False)
+    monkeypatch.setattr(environment, "sh", lambda cmd, **kw: seen.append((str(cmd[0]), kw)))
+    book.build()
+    builds = [kw for first, kw in seen if first.endswith("jupyter-book")]
+    assert builds and builds[0].get("drop") == book.KERNEL_CHATTER

@@ -19,9 +19,9 @@ The pool is ``$CASEBOOK_POOL`` (the test command sets one per suite run and stop
 servers at the end), else the machine's, in the temporary folder. A server ends after
 ``$CASEBOOK_POOL_IDLE`` seconds without a run (:data:`IDLE_SECONDS` by default), and at
 most :data:`MAX_SERVERS` (or ``$CASEBOOK_POOL_MAX``) live at once on a machine: the least
-recently used is stopped first. The key covers everything a server fixes at start-up (the interpreter and what is
-installed in it, the environment but for what no server reads, and casebook's own
-source), so a run
+recently used is stopped first. The key covers everything a server fixes at start-up (the
+interpreter and what is installed in it, the environment but for what no server reads,
+and casebook's own source), so a run
 never meets a server started for something else; each run gets its kernel's whole
 environment, and x64, from the request.
 

@@ -12,40 +12,18 @@ only.
 
 from __future__ import annotations
 
-import subprocess
-import sys
 import time
-from collections.abc import Sequence
-from pathlib import Path
 
 from casebook.project import ROOT
 from casebook.tools import buildcache, environment
 
-__all__ = ["KERNEL_CHATTER", "build", "run_quietly"]
+__all__ = ["KERNEL_CHATTER", "build"]
 
 KERNEL_CHATTER = "Kernel is running over TCP without encryption"
 """The start of ipykernel's warning for a kernel whose sockets are TCP ports, which Jupyter
 Book's own executor gives its kernels: on a local build it asks nothing of the user, who
 would read it as a security problem. The book's executor uses IPC
 (:mod:`casebook.tools.executor`), so only the build's own kernels print it."""
-
-
-def run_quietly(cmd: Sequence[str | Path], cwd: Path = ROOT) -> None:
-    """Run ``cmd`` (echoed first) as :func:`casebook.tools.environment.sh` does, its output
-    passed through line by line less any line holding :data:`KERNEL_CHATTER`; a non-zero
-    exit raises ``CalledProcessError``."""
-    args = [str(c) for c in cmd]
-    print("+", " ".join(args), flush=True)
-    with subprocess.Popen(
-        args, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True
-    ) as proc:
-        assert proc.stdout is not None
-        for line in proc.stdout:
-            if KERNEL_CHATTER not in line:
-                sys.stdout.write(line)
-                sys.stdout.flush()
-    if proc.returncode:
-        raise subprocess.CalledProcessError(proc.returncode, args)
 
 
 def build(gpu: bool = False) -> None:
@@ -55,7 +33,7 @@ def build(gpu: bool = False) -> None:
         print("casebook: casebook/, the manifest or the lock changed: executing every page again")
     t0 = time.perf_counter()
     environment.sh([py, "-m", "casebook.tools.prebuild"], cwd=ROOT)  # the pages, in parallel
-    run_quietly(
+    environment.sh(
         [
             py.parent / "jupyter-book",
             "build",
@@ -66,6 +44,8 @@ def build(gpu: bool = False) -> None:
             "--nitpick",
             "--keep-going",
         ],
+        drop=KERNEL_CHATTER,
+        cwd=ROOT,
     )
     index = ROOT / "_build" / "html" / "index.html"
     print(f"casebook: book built in {time.perf_counter() - t0:.0f} s; open {index}")

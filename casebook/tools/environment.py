@@ -47,10 +47,24 @@ PAGE_TESTS = ["-m", "pytest", "--nbmake", "-q", "-p", "no:cacheprovider"]
 runs of ``casebook.tools.pageruns``, the bench command and ``casebook latest``)."""
 
 
-def sh(cmd: list, **kw) -> None:
-    """Run ``cmd`` (echoed first), failing on a non-zero exit."""
-    print("+", " ".join(str(c) for c in cmd), flush=True)
-    subprocess.run([str(c) for c in cmd], check=True, **kw)
+def sh(cmd: list, drop: str | None = None, **kw) -> None:
+    """Run ``cmd`` (echoed first), failing on a non-zero exit. With ``drop``, its output
+    and errors are passed through line by line, less every line that holds ``drop``."""
+    args = [str(c) for c in cmd]
+    print("+", " ".join(args), flush=True)
+    if drop is None:
+        subprocess.run(args, check=True, **kw)
+        return
+    with subprocess.Popen(
+        args, stdout=subprocess.PIPE, stderr=subprocess.STDOUT, text=True, **kw
+    ) as proc:
+        assert proc.stdout is not None
+        for line in proc.stdout:
+            if drop not in line:
+                sys.stdout.write(line)
+                sys.stdout.flush()
+    if proc.returncode:
+        raise subprocess.CalledProcessError(proc.returncode, args)
 
 
 def _venv_version(venv: Path) -> str:
