@@ -26,6 +26,7 @@ from casebook.releases import (
     _keys as keys,
     _manifest as manifest,
     _pool as pool,
+    _runner as runner,
 )
 from casebook.runenv import POOL_MAX_ENV
 
@@ -636,6 +637,61 @@ def test_two_kernels_share_one_server_and_each_run_starts_fresh(own_pool):
     assert first == second and [s.pid for s in pool.live_servers()] == [first]
     assert seen_first == [False, None, "gw0", "first.ipynb"]
     assert seen_second == [False, None, "gw1", None]
+
+
+CACHE_HITS = (
+    "import jax, jax.numpy as jnp\n"
+    "hits = []\n"
+    "jax.monitoring.register_event_listener(\n"
+    "    lambda event, **kw: hits.append(event) if event.endswith('cache_hits') else None\n"
+    ")\n"
+    "jax.jit(lambda x: jnp.cos(x) * 3.25)(jnp.arange(5.0)).block_until_ready()\n"
+    "result = len(hits)\n"
+)
+
+
+def test_warm_runs_share_the_pool_s_compilation_cache(own_pool):
+    """A compile of one run is read from the pool's cache by the next, on today's jax with a
+    release first on the path or not; a cold run neither reads nor writes it."""
+    cache = own_pool / pool.COMPILE_CACHE
+    assert r.run(CACHE_HITS, env={"COLD": "1"}).result == 0 and not cache.exists()
+    first, second = r.run(CACHE_HITS).result, r.run(CACHE_HITS).result
+    assert first == 0 and second > 0 and any(cache.iterdir())
+    assert r.run(CACHE_HITS, "fakepkg==1.0").result == second  # same programs, same jax
+
+
+class _Asked(Exception):
+    """Raised by a stand-in pool: the run went no further than asking it."""
+
+
+def test_an_era_run_never_gets_the_compilation_cache(monkeypatch):
+    """An era's jax is not today's (it may not load today's cache): its runs do not get it."""
+    asked = []
+
+    def ask(*args: object, compile_cache: bool, **kwargs: object) -> None:
+        asked.append(compile_cache)
+        raise _Asked
+
+    def place(target: str) -> runner.Place:
+        return runner.Place(target, sys.executable, (), "jax", None, {}, None, target[:4] == "era:")
+
+    monkeypatch.setattr(pool, "run", ask)
+    monkeypatch.setattr(runner, "place_of", place)
+    for target in ("era:fake", "current"):
+        with pytest.raises(_Asked):
+            r.run("pass", target)
+    assert asked == [False, True]
+
+
+def test_compile_seconds_refuses_to_time_compiles_a_cache_would_serve(own_pool):
+    timed = (
+        "import jax, jax.numpy as jnp\nfrom casebook import bench\n{off}\n"
+        "result = len(bench.compile_seconds(jnp.sin, jnp.ones(3), repeats=2).samples)\n"
+    )
+    refused = r.run(timed.format(off=""))
+    assert refused.exc_type == "RuntimeError" and "jax_enable_compilation_cache" in refused.message
+    off = 'jax.config.update("jax_enable_compilation_cache", False)'
+    assert r.expect(r.run(timed.format(off=off))).result == 2
 
 
 def test_the_key_ignores_only_what_no_server_reads():

@@ -53,7 +53,8 @@ def compile_seconds(
     with ``jax.clear_caches()``: every number is a full trace, lower and compile.
     Side effect: every jitted function in the process recompiles on its next call, so
     call this before timing steps, not between.  A persistent compilation cache
-    (``jax_compilation_cache_dir``), if configured, is not cleared.
+    (``jax_compilation_cache_dir``) would serve the repeats from disk, so it refuses to
+    time with one on: turn it off first, before anything compiles.
 
     Args:
         fn: the function to compile.
@@ -64,12 +65,21 @@ def compile_seconds(
     Returns:
         A :class:`CompileTime`: the samples, and the trace-and-lower part of each.
 
+    Raises:
+        RuntimeError: a persistent compilation cache is on in this process.
+
     Examples:
         >>> import jax.numpy as jnp
         >>> compiled = compile_seconds(lambda x: x * 2, jnp.ones(3), repeats=2)
         >>> len(compiled.samples), compiled.median > 0
         (2, True)
     """
+    if jax.config.jax_compilation_cache_dir and jax.config.jax_enable_compilation_cache:
+        raise RuntimeError(
+            "compile_seconds times cold compiles, and a persistent compilation cache "
+            f"({jax.config.jax_compilation_cache_dir}) would serve them from disk: call "
+            'jax.config.update("jax_enable_compilation_cache", False) before anything compiles'
+        )
     totals, lowers = [], []
     for _ in range(repeats):
         jax.clear_caches()

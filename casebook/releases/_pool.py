@@ -14,6 +14,8 @@ second. Its files live in a folder of the *pool* named by the environment's key:
     <pool>/<key>/s            its Unix socket
     <pool>/<key>/server.log   its stderr
     <pool>/<key>/used         touched by every run: the least recently used goes first
+    <pool>/compile-cache/     jax's persistent compilation cache, shared by the warm runs
+                              on today's jax (:data:`COMPILE_CACHE`)
 
 The pool is ``$CASEBOOK_POOL`` (the test command sets one per suite run and stops its
 servers at the end), else the machine's, in the temporary folder. A server ends after
@@ -21,9 +23,8 @@ servers at the end), else the machine's, in the temporary folder. A server ends 
 most :data:`MAX_SERVERS` (or ``$CASEBOOK_POOL_MAX``) live at once on a machine: the least
 recently used is stopped first. The key covers everything a server fixes at start-up (the
 interpreter and what is installed in it, the environment but for what no server reads,
-and casebook's own source), so a run
-never meets a server started for something else; each run gets its kernel's whole
-environment, and x64, from the request.
+and casebook's own source), so a run never meets a server started for something else;
+each run gets its kernel's whole environment, and x64, from the request.
 
 ``CASEBOOK_COLD_RUNS=1`` turns the pool off: every run then starts a fresh interpreter,
 as before the pool existed (slower, and the reference the pool is tested against).
@@ -88,6 +89,13 @@ SOCKET_ROOM = 100
 def enabled() -> bool:
     """Whether runs go through warm servers (unless ``CASEBOOK_COLD_RUNS=1``)."""
     return os.environ.get("CASEBOOK_COLD_RUNS", "") not in ("1", "true", "yes")
+
+
+COMPILE_CACHE = "compile-cache"
+"""The pool's folder for jax's persistent compilation cache, shared by the warm runs on
+today's jax (not an era's, not a cold run): a run starts from a fresh process, so without
+it each run compiles again what the runs before it compiled
+(:func:`casebook.releases._server.use_compile_cache`)."""
 
 
 POOL_LOG_ENV = "CASEBOOK_POOL_LOG"
@@ -338,15 +346,18 @@ def warm_run(
     directory: Path,
     timeout: float,
     label: str,
+    compile_cache: bool = False,
 ) -> Finished:
     """Run the child program with ``argv`` in a fork of ``server``, in the environment
-    ``env``; stdout and stderr go to ``directory``. Raises :class:`RunTimeout` (the
-    child is killed), :class:`RunCrashed` (it died before writing its outcome), or
-    ``_NotStarted`` (the server was gone before the run began)."""
+    ``env`` (and the pool's :data:`COMPILE_CACHE`); stdout and stderr go to ``directory``.
+    Raises :class:`RunTimeout` (the child is killed), :class:`RunCrashed` (it died before
+    writing its outcome), or ``_NotStarted`` (the server was gone before the run began)."""
+    cache = server.directory.parent / COMPILE_CACHE if compile_cache else None
     request = {
         "argv": argv,
         "packages": packages,
         "x64": x64,
+        "compile_cache": str(cache or ""),
         "env": {**env, "JAX_ENABLE_X64": "1" if x64 else "0"},
         "cwd": os.getcwd(),
         "stdout": str(directory / "stdout"),
@@ -410,10 +421,12 @@ def run(
     timeout: float,
     label: str,
     cold: bool = False,
+    compile_cache: bool = False,
 ) -> Finished:
     """Run the child program with ``argv`` once: in a fork of the machine's warm server of
-    this environment (started if needed), or in a fresh interpreter when ``cold`` or
-    ``CASEBOOK_COLD_RUNS=1``. The child's stdout and stderr land in ``directory``."""
+    this environment (started if needed; with ``compile_cache``, sharing the pool's), or
+    in a fresh interpreter when ``cold`` or ``CASEBOOK_COLD_RUNS=1``. The child's stdout
+    and stderr land in ``directory``."""
     if cold or not enabled():
         env = {**environment, **({"JAX_ENABLE_X64": "1"} if x64 else {})}
         return cold_run(python, argv, env, timeout=timeout, label=label, directory=directory)
@@ -430,6 +443,7 @@ def run(
                 directory=directory,
                 timeout=timeout,
                 label=label,
+                compile_cache=compile_cache,
             )
         except _NotStarted as error:
             gone = f"{error}; see {server.directory / 'server.log'}"

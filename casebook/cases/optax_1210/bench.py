@@ -20,6 +20,7 @@ import optax
 from casebook import bench
 from casebook.releases.program import inputs, variant
 
+jax.config.update("jax_enable_compilation_cache", False)  # time compiles, not cache reads
 ROUNDS = inputs().get("rounds", [30, 16])  # timed rounds at D = 10 and at the large D
 SCAN_REPEATS = inputs().get("scan_repeats", 20)  # scans per timed call at D = 10
 LARGE = bench.scale_for_device(cpu=10_000, gpu=1_000_000)

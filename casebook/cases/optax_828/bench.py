@@ -16,6 +16,7 @@ import optax
 from casebook import bench, releases
 from casebook.releases.program import inputs, variant
 
+jax.config.update("jax_enable_compilation_cache", False)  # time compiles, not cache reads
 GIVEN = inputs()
 N, K, LEAVES = GIVEN["n"], GIVEN["k"], 4
 
