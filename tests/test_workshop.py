@@ -28,6 +28,7 @@ a kept cell reads (``a.append(x)``), a name a cell reads before binding it itsel
 from __future__ import annotations
 
 import ast
+import functools
 import json
 import re
 from pathlib import Path
@@ -39,9 +40,16 @@ from nbclient import NotebookClient
 from casebook.project import ROOT
 from casebook.tools import colab
 from casebook.workshop import BOOK_URL, EXERCISE_TAG, PAGES, _plain, cut, launch, plan
-from casebook.workshop._editions import CHECK_TAG, _binds, _loads, _python
+from casebook.workshop._editions import CHECK_TAG, Edition, _binds, _loads, _python
 
-EDITIONS = {page: cut(page) for page in PAGES}
+
+@functools.cache
+def editions() -> dict[str, Edition]:
+    """Each page's editions, cut on first use, not at import: the cut renders the book with
+    Sphinx (about 12 s), which every test worker would otherwise pay while collecting."""
+    return {page: cut(page) for page in PAGES}
+
+
 PAGE = "notebooks/01-optax-828-zero-nans-multisteps"
 SETUP_TAG = colab.TAGS[0]
 
@@ -132,8 +140,8 @@ def test_no_raw_myst_reaches_a_student(page):
     CommonMark shows no MyST."""
     handout = ROOT / "handouts" / "student" / f"{Path(page).name}.ipynb"
     for notebook in (
-        EDITIONS[page].student,
-        EDITIONS[page].teacher,
+        editions()[page].student,
+        editions()[page].teacher,
         json.loads(handout.read_text()),
     ):
         for text in _cells(notebook, "markdown"):
@@ -142,7 +150,7 @@ def test_no_raw_myst_reaches_a_student(page):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_a_student_edition_is_the_card_the_story_and_the_exercises(page):
-    student = EDITIONS[page].student
+    student = editions()[page].student
     markdown = "\n".join(_cells(student, "markdown"))
     assert "## The record" not in markdown and "## Benchmark" not in markdown
     source = (ROOT / f"{page}.md").read_text()
@@ -181,7 +189,7 @@ def test_a_solution_s_prose_is_the_teacher_s_only(page):
     """A solution's words (its prose as well as its code) are kept from the student."""
     student, teacher = (
         " ".join(" ".join(_cells(edition, "markdown")).split())
-        for edition in (EDITIONS[page].student, EDITIONS[page].teacher)
+        for edition in (editions()[page].student, editions()[page].teacher)
     )
     for run in _solution_prose(page):
         assert run in teacher, run
@@ -190,7 +198,7 @@ def test_a_solution_s_prose_is_the_teacher_s_only(page):
 
 @pytest.mark.parametrize("page", PAGES)
 def test_solutions_are_plain_library_code_with_at_most_the_check(page):
-    teacher = EDITIONS[page].teacher
+    teacher = editions()[page].teacher
     for cell in _tagged(teacher, EXERCISE_TAG):
         if CHECK_TAG in cell["metadata"]["tags"]:
             continue
@@ -205,7 +213,7 @@ def test_solutions_are_plain_library_code_with_at_most_the_check(page):
 @pytest.mark.parametrize("page", [p for p in PAGES if p.startswith("notebooks/")])
 def test_each_exercise_says_what_a_correct_answer_prints(page):
     statements = [
-        t for t in _cells(EDITIONS[page].student, "markdown") if t.startswith("### Exercise")
+        t for t in _cells(editions()[page].student, "markdown") if t.startswith("### Exercise")
     ]
     assert statements
     for text in statements:
@@ -213,10 +221,10 @@ def test_each_exercise_says_what_a_correct_answer_prints(page):
 
 
 def test_the_set_up_cell_installs_only_what_the_edition_uses():
-    lessons = EDITIONS["book/lessons"].student
+    lessons = editions()["book/lessons"].student
     setup = _tagged(lessons, "casebook-setup")[0]
     assert "eras" not in "".join(setup["source"]).split("casebook[", 1)[1].split("]")[0]
-    case1 = EDITIONS[PAGE].student
+    case1 = editions()[PAGE].student
     assert colab.extras_of(case1["cells"])[:2] == ("history", "eras")
 
 
@@ -245,7 +253,7 @@ def _kept(page: str, kind: str) -> tuple[list[dict], list[bool]]:
     """The page's code cells, and which of them the edition keeps: each of its code cells
     (its own aside) is the next page cell with the same source."""
     _, code = _page_code(page)
-    edition = getattr(EDITIONS[page], kind)
+    edition = getattr(editions()[page], kind)
     own = [id(c) for c in _own_cells(edition, kind)]
     kept, at = [False] * len(code), 0
     for cell in edition["cells"]:
@@ -311,7 +319,7 @@ def test_an_edition_keeps_cells_the_page_runs_in_the_page_s_order(page, kind):
     assert not notebook["metadata"].get("execution", {}).get("allow_errors"), page
     for cell, keep in zip(code, kept, strict=True):
         assert not (keep and "skip-execution" in cell.get("metadata", {}).get("tags", []))
-    own = _own_cells(getattr(EDITIONS[page], kind), kind)
+    own = _own_cells(getattr(editions()[page], kind), kind)
     assert [SETUP_TAG in c["metadata"]["tags"] for c in own].count(True) == 1
 
 
@@ -361,7 +369,7 @@ def test_each_teacher_solution_is_the_page_s_followed_by_its_check(page):
     """The teacher's cells after each exercise are the page's solution block, cell for
     cell: the solution, then the book's check of it, tagged ``check``; each solution cell
     is followed by a check. The page runs them all, so its run proves the solutions pass."""
-    teacher = EDITIONS[page].teacher
+    teacher = editions()[page].teacher
     groups: list[list[dict]] = []
     for cell in teacher["cells"]:
         if cell["cell_type"] == "markdown" and "".join(cell["source"]) == "**Solution**":
@@ -369,7 +377,7 @@ def test_each_teacher_solution_is_the_page_s_followed_by_its_check(page):
         elif EXERCISE_TAG in cell.get("metadata", {}).get("tags", []):
             groups[-1].append(cell)
     blocks = _solutions(page)
-    assert len(groups) == len(blocks) == len(_tagged(EDITIONS[page].student, EXERCISE_TAG))
+    assert len(groups) == len(blocks) == len(_tagged(editions()[page].student, EXERCISE_TAG))
     for block, group in zip(blocks, groups, strict=True):
         hidden = [
             bool({"remove-input", "remove-cell"} & set(c["metadata"].get("tags", [])))
@@ -395,7 +403,7 @@ def test_the_cells_no_page_runs_run_in_one_kernel(tmp_path):
             "".join(c["source"])
             for page in PAGES
             for kind in ("student", "teacher")
-            for c in _tagged(getattr(EDITIONS[page], kind), SETUP_TAG)
+            for c in _tagged(getattr(editions()[page], kind), SETUP_TAG)
         }
     )
     nb = nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(s) for s in sources])
@@ -452,7 +460,7 @@ def test_every_case_has_a_block_and_every_block_is_measured():
 def test_the_card_s_check_stays_in_the_book(page):
     """The hidden cell that runs the card's code is the book's check: no edition has it,
     while each edition keeps the card itself."""
-    for edition in (EDITIONS[page].student, EDITIONS[page].teacher):
+    for edition in (editions()[page].student, editions()[page].teacher):
         sources = ["".join(c["source"]) for c in edition["cells"]]
         assert not [s for s in sources if "_check_the_card" in s]
         assert "**You probably wrote**" in sources[0] and "**Do this**" in sources[0]
@@ -470,7 +478,7 @@ def test_an_edition_numbers_exercises_as_the_web_page() -> None:
             if chapter
             else []
         )
-        markdown = "\n".join(_cells(EDITIONS[page].student, "markdown"))
+        markdown = "\n".join(_cells(editions()[page].student, "markdown"))
         assert re.findall(r"(?m)^### Exercise .*$", markdown) == want, page
 
 
@@ -483,7 +491,7 @@ def test_the_plan_s_figures_count_the_edition_as_it_is_now(page):
 
     stored = plan.load()[plan.COLAB]["pages"].get(Path(page).name)
     assert stored, f"not measured: {page}"
-    now = timing.summarize(EDITIONS[page].student)
+    now = timing.summarize(editions()[page].student)
     for key in ("markdown_words", "code_words"):
         assert stored[key] == now[key], (
             f"{page}: {key} {stored[key]} stored, {now[key]} now; "

@@ -102,8 +102,17 @@ def lock_cells() -> None:
 
 # ------------------------------------------------------------------- the test command
 
-PARALLEL = ["-n", "auto", "--maxprocesses", "4", "--dist", "load"]
-"""pytest-xdist: one worker per core, at most four (each holds jax and warm servers)."""
+PARALLEL = [
+    *("-n", "auto", "--maxprocesses", "4"),
+    *("--dist", "loadfile", "--no-loadscope-reorder"),
+]
+"""pytest-xdist: one worker per core, at most four (each holds jax and warm servers), handed
+a file at a time, in the order given. With ``--dist load`` the first worker got the first
+154 items of 1,238 at once, the ten pages among them: it ran every page, 452 s of work
+against the other's 322 s, which then sat idle for the last 97 s. A file at a time, each
+page goes to whichever worker is free, and a module's fixtures (the browser tests' site
+build) are built once; in the order given, the pages (a file of one item each, which
+xdist's reorder by size would send last) go first, and the last to end are small files."""
 
 TEST_ARGS = [*PARALLEL, "--nbmake", "notebooks/", "book/", "tests/"]
 """What the test command hands to pytest (after set-up) when no paths are given."""
