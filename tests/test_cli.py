@@ -33,7 +33,12 @@ def test_test_runs_pytest_nbmake_on_notebooks_book_and_tests_by_default(calls):
         "--maxprocesses",
         "4",
     ]
-    assert command[-4:] == ["--nbmake", "notebooks/", "book/", "tests/"]
+    # the lessons page's whole run is tests/test_lessons_families.py's first test
+    assert command[-5:] == [
+        "--nbmake",
+        "--deselect=book/lessons.ipynb::lessons.ipynb",
+        *("notebooks/", "book/", "tests/"),
+    ]
     assert env["CASEBOOK_SUITE_LOCK"].endswith("suite.lock")  # benchmarks time alone
 
 

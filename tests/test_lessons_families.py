@@ -4,7 +4,9 @@ The page shows each family on a case and asserts what the check reports; with a 
 switched off (``CASEBOOK_CHECK_OFF``, which drops its findings from every report, read at
 each call), some cell of the page must fail. The page runs once, top to bottom, in one
 kernel; then, for each family in turn, the switch is set in that kernel and the cells from
-the first ``check_optimizer`` call on run again, until one fails. Nothing else runs twice.
+the first ``check_optimizer`` call on run again, until one fails. That first run is the
+page's test in the test command (:data:`casebook.tools.suite.ONCE_ELSEWHERE`: nbmake does
+not run the page again), so nothing runs twice.
 """
 
 from __future__ import annotations
@@ -57,6 +59,11 @@ def failing() -> dict[str, str]:
                     break
             _switch(client, None)
     return found
+
+
+def test_the_lessons_page_runs_top_to_bottom(failing):
+    """The fixture's first run, every cell in order, passed: the page's own test."""
+    assert set(failing) <= set(FAMILIES)
 
 
 @pytest.mark.parametrize("family", FAMILIES)

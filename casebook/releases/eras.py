@@ -169,11 +169,6 @@ def history(requires: tuple[str, ...] = (), eras: Mapping[str, Era] | None = Non
     return [e.spec for e in chosen]
 
 
-def is_era(target: object) -> bool:
-    """Whether a run's target names an era."""
-    return isinstance(target, str) and target.startswith(ERA_PREFIX)
-
-
 def era_of(target: str, eras: Mapping[str, Era] | None = None) -> Era:
     """The :class:`Era` a target names; :class:`UnknownEra` lists the known ones."""
     eras = load_eras() if eras is None else eras

@@ -33,6 +33,7 @@ __all__ = [
     "BENCHMARK_TAG",
     "SUITE_POOL",
     "LOCK_ENV",
+    "ONCE_ELSEWHERE",
     "PARALLEL",
     "TEST_ARGS",
     "exclusive",
@@ -114,7 +115,17 @@ page goes to whichever worker is free, and a module's fixtures (the browser test
 build) are built once; in the order given, the pages (a file of one item each, which
 xdist's reorder by size would send last) go first, and the last to end are small files."""
 
-TEST_ARGS = [*PARALLEL, "--nbmake", "notebooks/", "book/", "tests/"]
+ONCE_ELSEWHERE = ["book/lessons.ipynb::lessons.ipynb"]
+"""Pages whose whole run is already a test of ``tests/``, so nbmake does not run them a
+second time: ``tests/test_lessons_families.py`` runs the lessons page top to bottom in one
+kernel (its first test) before it switches each family off in that kernel."""
+
+TEST_ARGS = [
+    *PARALLEL,
+    "--nbmake",
+    *(f"--deselect={item}" for item in ONCE_ELSEWHERE),
+    *("notebooks/", "book/", "tests/"),
+]
 """What the test command hands to pytest (after set-up) when no paths are given."""
 
 
