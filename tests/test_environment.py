@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import importlib.metadata as md
 import sys
+from pathlib import Path
 
 import pytest
 from packaging.markers import Marker
@@ -28,6 +29,29 @@ def test_every_locked_package_for_this_platform_is_installed_at_its_pin():
     assert not wrong, (
         "the environment differs from requirements.txt; run "
         "`python3 -m casebook setup`:\n  " + "\n  ".join(wrong)
+    )
+
+
+def test_the_set_up_installs_the_lock_compiled():
+    """Every kernel, server and test worker imports the stack afresh: from bytecode the set-up
+    wrote, not from sources compiled again in each process."""
+    if not releases.running_from_checkout():
+        pytest.skip("casebook is installed as a package: the set-up did not make this venv")
+    import importlib.util
+
+    import jax
+
+    modules = [m for m in sys.modules.values() if getattr(m, "__file__", "") or ""]
+    stack_modules = [m for m in modules if m.__name__.split(".")[0] in ("jax", "numpy")]
+    uncompiled = [
+        m.__name__
+        for m in stack_modules
+        if m.__file__.endswith(".py")
+        and not Path(importlib.util.cache_from_source(m.__file__)).exists()
+    ]
+    assert jax.__file__ and not uncompiled, (
+        f"{len(uncompiled)} modules have no bytecode (e.g. {uncompiled[:3]}); run "
+        "`python3 -m casebook setup`"
     )
 
 

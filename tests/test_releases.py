@@ -485,6 +485,30 @@ def test_patched_release_applies_one_line_and_shows_a_diff(env):
     assert r.source_file(fix, "fakepkg/__init__.py").read_text().count("b if flag else a") == 1
 
 
+def _bytecode_matches_source(folder: Path) -> dict[str, bool]:
+    """Per module of ``folder`` that has bytecode: whether it is its source's compiled code."""
+    import importlib.util
+    import marshal
+
+    out = {}
+    for source in folder.rglob("*.py"):
+        cached = Path(importlib.util.cache_from_source(str(source)))
+        if cached.exists():
+            code = marshal.loads(cached.read_bytes()[16:])
+            fresh = compile(source.read_text(), str(source), "exec", dont_inherit=True)
+            out[source.relative_to(folder).as_posix()] = code == fresh
+    return out
+
+
+def test_releases_are_compiled_and_a_patched_one_never_reads_its_base_s_bytecode(env):
+    """Fetch compiles an unpacked release, as an installer does; a patched copy compiles
+    its own (the base's, copied, could pass for the patched file: same size, same second)."""
+    base = r.locate("fakepkg==1.0")
+    assert _bytecode_matches_source(base) == {"fakepkg/__init__.py": True}
+    patched = _select_fix().materialize()
+    assert _bytecode_matches_source(patched) == {"fakepkg/__init__.py": True}
+
+
 def test_concurrent_first_use_of_a_patched_release(env):
     """Regression: two version-table workers once materialized the same copy at once."""
     fix = r.patched(

@@ -13,6 +13,7 @@ installed.
 
 from __future__ import annotations
 
+import compileall
 import dataclasses
 import hashlib
 import os
@@ -118,14 +119,16 @@ def _marker(rel: Release, cache: Path) -> Path:
 
 
 def _unpack(rel: Release, wheel: Path, cache: Path) -> None:
-    """Unpack ``wheel`` into a scratch directory and rename it into place with its marker,
-    so a full disk or a kill mid-way leaves no half release in the cache."""
+    """Unpack ``wheel`` into a scratch directory, compile its modules (as an installer
+    does: a server that imports the release then reads bytecode), and rename it into place
+    with its marker, so a full disk or a kill mid-way leaves no half release in the cache."""
     target = unpacked_dir(rel, cache)
     target.parent.mkdir(parents=True, exist_ok=True)
     scratch = Path(tempfile.mkdtemp(prefix=f".{target.name}.", dir=target.parent))
     try:
         with zipfile.ZipFile(wheel) as zf:
             zf.extractall(scratch)
+        compileall.compile_dir(scratch, quiet=2, ddir=str(target))
         storage.write_text(scratch / _marker(rel, cache).name, rel.sha256)
         shutil.rmtree(target, ignore_errors=True)
         scratch.rename(target)

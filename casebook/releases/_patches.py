@@ -10,6 +10,7 @@ on the child's ``PYTHONPATH``.
 
 from __future__ import annotations
 
+import compileall
 import dataclasses
 import difflib
 import hashlib
@@ -119,10 +120,14 @@ class PatchedRelease:
             # Build in a private directory, then rename: concurrent runs never see a half copy.
             dst.parent.mkdir(parents=True, exist_ok=True)
             tmp = Path(tempfile.mkdtemp(prefix=dst.name + ".", dir=dst.parent))
-            shutil.copytree(src, tmp, dirs_exist_ok=True)
+            # The base's bytecode stays behind (a patched file of the same size, written in
+            # the second it was unpacked, would pass for it): the copy is compiled anew.
+            bytecode = shutil.ignore_patterns("__pycache__")
+            shutil.copytree(src, tmp, dirs_exist_ok=True, ignore=bytecode)
             for p in self.patches:
                 f = tmp / p.path
                 f.write_text(p.apply(f.read_text()))
+            compileall.compile_dir(tmp, quiet=2, ddir=str(dst))
             (tmp / ".casebook-done").write_text(self.label)
             try:
                 tmp.rename(dst)

@@ -36,6 +36,19 @@ from casebook.project import ROOT
 
 VENV = Path(os.environ.get("CASEBOOK_VENV", ROOT / ".venv"))
 _STAMP = ".casebook-requirements.sha256"
+_INSTALLED_AS = "bytecode"
+"""How the lock is installed, written into the stamp beside the lock's digest: with every
+module compiled (:data:`COMPILE`; a venv set up before that is set up again). Each kernel,
+server and test worker imports jax and the rest afresh; reading ``.pyc`` files instead of
+compiling the sources cuts ``import jax, optax, equinox, diffrax`` from 3.1 s to 1.2 s on
+the 2-core machine where ``PYTHONDONTWRITEBYTECODE`` is set, and uv writes none."""
+
+COMPILE = (
+    "import compileall, sysconfig; "
+    "compileall.compile_dir(sysconfig.get_path('purelib'), quiet=2, workers=0)"
+)
+"""Compile every module of the venv's site-packages not compiled yet (what pip does at
+install; uv's ``--compile-bytecode`` skips packages it finds installed)."""
 
 
 def venv_python(venv: Path = VENV) -> Path:
@@ -113,10 +126,11 @@ def setup(gpu: bool = False) -> Path:
         sh([sys.executable, "-m", "venv", VENV])
     lock = GPU_REQUIREMENTS if gpu else REQUIREMENTS
     stamp = VENV / _STAMP
-    want = lock_digest([lock])
+    want = f"{lock_digest([lock])} {_INSTALLED_AS}"
     if not stamp.exists() or stamp.read_text().strip() != want:
         pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
         install_lock(py, lock)
+        sh([py, "-c", COMPILE])
         sh([*pip, "--no-deps", "--no-build-isolation", "-e", ROOT])
         _remove_old_pth(py)
         stamp.write_text(want)
