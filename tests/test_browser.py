@@ -17,6 +17,7 @@ last lines.
 
 from __future__ import annotations
 
+import functools
 import html
 import json
 import re
@@ -88,9 +89,14 @@ def _build_site(out: Path) -> Path:
         ),
     )
     config = (src / "_config.yml").read_text()
-    (src / "_config.yml").write_text(
-        config.replace("execute_notebooks: cache", 'execute_notebooks: "off"')
-    )
+    # Not executed, and no social cards: an image a shared link shows, not the page.
+    for published, here in (
+        ("execute_notebooks: cache", 'execute_notebooks: "off"'),
+        ("ogp_social_cards: {enable: true}", "ogp_social_cards: {enable: false}"),
+    ):
+        assert published in config, published
+        config = config.replace(published, here)
+    (src / "_config.yml").write_text(config)
     jb = Path(sys.executable).parent / "jupyter-book"
     proc = subprocess.run(
         [str(jb), "build", str(src), "--builder", "html"], capture_output=True, text=True
@@ -112,9 +118,12 @@ def site(tmp_path_factory) -> Path:
     return _build_site(tmp_path_factory.mktemp("site"))
 
 
-def _dump(url: str, budget_ms: int = 5000) -> str:
+def _dump(url: str, budget_ms: int = 5000, screenshot: Path | None = None) -> str:
+    """The DOM of ``url`` once its scripts ran; with ``screenshot``, the first screen saved
+    there by the same chromium run."""
+    shot = [f"--screenshot={screenshot}"] if screenshot else []
     proc = subprocess.run(
-        [CHROMIUM, *FLAGS, f"--virtual-time-budget={budget_ms}", "--dump-dom", url],
+        [CHROMIUM, *FLAGS, f"--virtual-time-budget={budget_ms}", *shot, "--dump-dom", url],
         capture_output=True,
         text=True,
         timeout=120,
@@ -128,29 +137,27 @@ def _read(dom: str, element: str) -> dict | list:
     return json.loads(html.unescape(m.group(1)))
 
 
-def _probe(page: Path, script: Path, element: str) -> dict:
-    """What ``script`` writes into ``element`` on a copy of ``page`` opened in chromium."""
+@functools.cache
+def _read_page(page: Path) -> dict[str, dict]:
+    """What :data:`MEASURE` and :data:`STORY` write on a copy of ``page`` opened in chromium
+    (each appends its element at the end of the body, below the first screen), and the
+    first screen saved in ``_build/screens``: one chromium run per page."""
     probe = page.with_name(page.stem + ".probe.html")
-    scripts = f"<script>{VISIBLE.read_text()}</script><script>{script.read_text()}</script>"
+    scripts = "".join(f"<script>{s.read_text()}</script>" for s in (VISIBLE, MEASURE, STORY))
     probe.write_text(page.read_text().replace("</body>", scripts + "</body>", 1))
+    SCREENS.mkdir(parents=True, exist_ok=True)
     try:
-        found = _read(_dump(probe.as_uri()), element)
+        dom = _dump(probe.as_uri(), screenshot=SCREENS / (page.stem + ".png"))
     finally:
         probe.unlink()
-    assert isinstance(found, dict)
+    found = {element: _read(dom, element) for element in ("casebook-measure", "casebook-story")}
+    assert all(isinstance(f, dict) for f in found.values()), found
     return found
 
 
 def measure(page: Path) -> dict:
     """The first-screen figures of one built page, and its screenshot in ``_build/screens``."""
-    figures = _probe(page, MEASURE, "casebook-measure")
-    SCREENS.mkdir(parents=True, exist_ok=True)
-    subprocess.run(
-        [CHROMIUM, *FLAGS, f"--screenshot={SCREENS / (page.stem + '.png')}", page.as_uri()],
-        capture_output=True,
-        timeout=120,
-    )
-    return figures
+    return _read_page(page)["casebook-measure"]
 
 
 #: How the book's own package shows in a page's code: a module of it and an attribute.
@@ -181,7 +188,7 @@ def _helper_names() -> re.Pattern[str]:
 def read_story(page: Path) -> dict:
     """A case page's story as a reader reads it: words, lines of code, minutes, and the
     book's own names in the page's visible code."""
-    found = _probe(page, STORY, "casebook-story")
+    found = _read_page(page)["casebook-story"]
     magic = re.compile(r"^(%%on_release|%load_ext)", re.M)
     story = [c["text"] for c in found["code"] if c["story"] and not magic.match(c["text"])]
     lines = sum(len(text.splitlines()) for text in story)

@@ -30,6 +30,7 @@ from __future__ import annotations
 import ast
 import functools
 import json
+import os
 import re
 from pathlib import Path
 
@@ -115,6 +116,32 @@ def test_roles_become_links_to_the_published_book():
     assert f"[primer]({BOOK_URL}book/how-to-read.html)" in text
     assert "(the number the cell above prints)" in text  # {glue:text}: read without outputs
     assert raw_myst(text) == []
+
+
+def test_a_render_is_kept_for_the_next_process_and_an_edit_renders_anew(monkeypatch):
+    """The plain render is read from the cache folder by a later process (here: the
+    in-process memo cleared, Sphinx forbidden); a page edited by one character renders."""
+    first = _plain.render_book()
+    _plain._kept.cache_clear()
+
+    def no_sphinx(inputs):
+        raise AssertionError("rendered again")
+
+    monkeypatch.setattr(_plain, "_render", no_sphinx)
+    assert _plain.render_book() == first
+    page = ROOT / f"{PAGE}.ipynb"
+    edited = page.read_text().replace("optax", "optaks", 1)
+    with pytest.raises(AssertionError, match="rendered again"):
+        _plain.render_book(texts={page: edited})
+
+
+def test_the_cache_keeps_the_most_recently_used_renders(tmp_path):
+    for i in range(_plain.KEPT + 3):
+        (tmp_path / f"{i}.json").write_text("{}")
+        os.utime(tmp_path / f"{i}.json", (1000 + i, 1000 + i))
+    _plain._evict(tmp_path)
+    kept = sorted(int(p.stem) for p in tmp_path.glob("*.json"))
+    assert kept == list(range(3, _plain.KEPT + 3))
 
 
 def test_a_code_cell_the_tool_changed_is_refused_not_merged():

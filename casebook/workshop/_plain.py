@@ -18,10 +18,13 @@ published book (``BOOK_URL``), where every section a link names is.
 
 from __future__ import annotations
 
+import contextlib
 import copy
 import functools
+import hashlib
 import json
 import re
+import sys
 from collections.abc import Mapping
 from pathlib import Path, PurePosixPath
 from urllib.parse import urljoin
@@ -178,8 +181,54 @@ def _pieces(tool: dict, page: dict, name: str) -> PlainPage:
     return out
 
 
+KEPT = 8
+"""Renders kept on disk, the most recently used: the repository's pages, and a few edited
+copies of them (a test's, or ``sync``'s pages about to be written)."""
+
+
 @functools.lru_cache(maxsize=4)  # sync asks twice for one set of inputs
+def _kept(inputs: tuple[tuple[str, str], ...]) -> dict[str, PlainPage]:
+    """:func:`_render`, kept in the cache folder (``plain/``) by a digest of the inputs, the
+    renderer's source (this module and the builder's) and the installed packages: every
+    process of a test run, the site build's handouts and ``sync`` render one set of pages
+    once, not once each (about 8 s a render on 2 cores)."""
+    from casebook.releases._keys import installed_stamp
+    from casebook.releases._manifest import cache_dir
+    from casebook.workshop import _tojupyter
+
+    tool = [Path(f).read_text() for f in (__file__, _tojupyter.__file__) if f]
+    key = json.dumps([inputs, tool, BOOK_URL, installed_stamp(sys.executable)])
+    folder = cache_dir() / "plain"
+    path = folder / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
+    try:
+        kept = json.loads(path.read_text())
+    except FileNotFoundError:
+        pass
+    else:
+        with contextlib.suppress(FileNotFoundError):  # evicted meanwhile by another process
+            path.touch()  # the most recently used
+        return {name: [(c, m) for c, m in cells] for name, cells in kept.items()}
+    pages = _render(inputs)
+    storage.write_text(path, json.dumps(pages))
+    _evict(folder)
+    return pages
+
+
+def _evict(folder: Path) -> None:
+    """Remove all but the :data:`KEPT` most recently used renders in ``folder``."""
+
+    def used(path: Path) -> float:
+        try:
+            return path.stat().st_mtime
+        except FileNotFoundError:  # removed meanwhile by another process
+            return 0.0
+
+    for old in sorted(folder.glob("*.json"), key=used)[:-KEPT]:
+        old.unlink(missing_ok=True)
+
+
 def _render(inputs: tuple[tuple[str, str], ...]) -> dict[str, PlainPage]:
+    """Sphinx's plain Markdown of every page in ``inputs`` (``(path, text)`` pairs)."""
     with storage.owned_tempdir("plain") as tmp:
         src, out = Path(tmp) / "src", Path(tmp) / "out"
         for rel, text in inputs:
@@ -201,5 +250,5 @@ def render_book(root: Path = ROOT, texts: Mapping[Path, str] | None = None) -> d
     no suffix), read from its file or from ``texts`` (``{path: text}``, what ``sync`` is
     about to write). Computed once per set of inputs."""
     inputs = _inputs(root, texts or {})
-    result = _render(tuple(sorted(inputs.items())))
+    result = _kept(tuple(sorted(inputs.items())))
     return copy.deepcopy(result)
