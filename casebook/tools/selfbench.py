@@ -6,7 +6,7 @@ It prints, on this machine:
   cold (a fresh interpreter) and warm (forked from the pool's server), medians of a few;
 * each executed page's time, one page at a time (``pytest --nbmake``), run twice (all
   runs share one pool of warm release servers: the first run starts them, the second
-  finds them warm);
+  finds them warm; malloc set as the test command sets it, ``QUIET_MALLOC``);
 * every benchmark claim the pages assert (:mod:`casebook.bench.claims`), with its ratio in
   both runs and the spread between them, and the A/A control of each;
 * the time of the whole test command after set-up (``--suite``; it runs the suite once
@@ -31,6 +31,7 @@ from pathlib import Path
 
 from casebook.bench.claims import LOG_ENV
 from casebook.display import Table, format_number
+from casebook.runenv import QUIET_MALLOC
 from casebook.tools import pageruns
 
 __all__ = ["claims_spread", "main", "run_overhead", "suite_seconds"]
@@ -131,7 +132,11 @@ def _bench(args: argparse.Namespace) -> int:
         for run in range(args.runs):
             for page in pages:
                 log = Path(tmp) / f"{run}-{Path(page).stem}.jsonl"
-                summary, tail = pageruns.run_page(page, env={LOG_ENV: str(log)})
+                # malloc as the test command sets it: a large benchmark's buffers are
+                # reused, not first-touched afresh (without it, one run of page 02 read
+                # 1.30 for a claim bounded at 1.25, the next 1.07)
+                env = {**QUIET_MALLOC, LOG_ENV: str(log)}
+                summary, tail = pageruns.run_page(page, env=env)
                 seconds = summary["seconds"]
                 times[page].append(seconds)
                 if not summary["passed"]:
