@@ -61,7 +61,8 @@ def process_alive(pid: int) -> bool:
     return True
 
 
-_OWNED = re.compile(r"^casebook-([a-z]+)-(\d+)-")
+_OWNED = re.compile(r"^casebook-([a-z]+(?:-[a-z]+)*)-(\d+)-")
+"""An :func:`owned_tempdir` folder's name: its kind (words joined by ``-``) and its pid."""
 
 
 def owned_tempdir(kind: str) -> tempfile.TemporaryDirectory[str]:

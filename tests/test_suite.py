@@ -6,6 +6,7 @@ The checks read the lock without waiting (``LOCK_NB``), so nothing here is timed
 from __future__ import annotations
 
 import fcntl
+import os
 import shutil
 import subprocess
 import sys
@@ -90,6 +91,22 @@ def test_the_test_command_says_when_the_browser_tests_skip(monkeypatch, capsys, 
     else:
         assert lines == [suite.NO_BROWSER, "pytest ran", suite.NO_BROWSER]
         assert "apt-get install chromium" in suite.NO_BROWSER
+
+
+def test_a_dead_process_s_folders_are_leftovers_whatever_their_kind(tmp_path) -> None:
+    """A kind of two words (``no-eras``, a page run with the era stacks withheld) is read as
+    a kind, not missed; the machine's pool folder (no pid) is never a leftover."""
+    from casebook import storage
+
+    done = subprocess.run(
+        [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
+    )
+    dead = int(done.stdout)
+    for name in (f"casebook-no-eras-{dead}-a", f"casebook-run-{dead}-b", "casebook-pool-0"):
+        (tmp_path / name).mkdir()
+    (tmp_path / f"casebook-run-{os.getpid()}-c").mkdir()  # this process's: alive
+    found = [p.name for p in storage.leftovers(tmp_path)]
+    assert found == [f"casebook-no-eras-{dead}-a", f"casebook-run-{dead}-b"]
 
 
 def test_a_killed_test_command_leaves_nothing_after_the_next_run(tmp_path, monkeypatch) -> None:
