@@ -241,6 +241,7 @@ def test_the_story_measure_counts_code_and_helpers(site, tmp_path):
         figures = read_story(padded)
     finally:
         padded.unlink()
+        (SCREENS / (padded.stem + ".png")).unlink(missing_ok=True)
     assert figures["minutes"] > STORY_MINUTES
     assert {"releases.patched", "trace.cut", "bench.interleave", "glue"} <= set(figures["helpers"])
 

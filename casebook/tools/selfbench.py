@@ -133,8 +133,8 @@ def _bench(args: argparse.Namespace) -> int:
             for page in pages:
                 log = Path(tmp) / f"{run}-{Path(page).stem}.jsonl"
                 # malloc as the test command sets it: a large benchmark's buffers are
-                # reused, not first-touched afresh (without it, one run of page 02 read
-                # 1.30 for a claim bounded at 1.25, the next 1.07)
+                # reused, not first-touched afresh (a bench without it once read 1.30 for
+                # page 02's claim bounded at 1.25)
                 env = {**QUIET_MALLOC, LOG_ENV: str(log)}
                 summary, tail = pageruns.run_page(page, env=env)
                 seconds = summary["seconds"]
