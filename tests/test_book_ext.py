@@ -40,7 +40,8 @@ def test_the_magic_s_extension_line_is_left_out_and_other_code_kept():
 def test_the_launch_buttons_open_the_page_s_plain_twin(tmp_path):
     """A tiny book on sphinx-book-theme with the launch buttons: after the build, the Colab
     and Binder buttons of a notebook page open ``handouts/pages/NAME.ipynb`` on the same
-    repository and branch, and that file is there; a MyST page keeps only Binder's."""
+    repository and branch, and that file is there; so do a MyST notebook page's, where it
+    has a twin; one without a twin keeps only Binder's."""
     import re
 
     from sphinx.application import Sphinx
@@ -53,10 +54,14 @@ def test_the_launch_buttons_open_the_page_s_plain_twin(tmp_path):
     (tmp_path / "story.md").write_text(
         "---\njupytext:\n  text_representation:\n    format_name: myst\nkernelspec:\n"
         "  name: python3\n  display_name: Python 3\n---\n# Story\n\n"
-        "```{code-cell} python\n1 + 1\n```\n\n```{toctree}\n:hidden:\npage\n```\n"
+        "```{code-cell} python\n1 + 1\n```\n\n```{toctree}\n:hidden:\npage\nprimer\n```\n"
+    )
+    (tmp_path / "primer.md").write_text(
+        (tmp_path / "story.md").read_text().split("```{toctree}")[0]
     )
     (tmp_path / "handouts" / "pages").mkdir(parents=True)
     (tmp_path / "handouts" / "pages" / "page.ipynb").write_text(notebook)
+    (tmp_path / "handouts" / "pages" / "primer.ipynb").write_text(notebook)
     (tmp_path / "conf.py").write_text(
         "import sys\n"
         f"sys.path.insert(0, {str(ROOT / 'book' / '_ext')!r})\n"
@@ -83,3 +88,7 @@ def test_the_launch_buttons_open_the_page_s_plain_twin(tmp_path):
     story = (out / "story.html").read_text()
     assert "colab.research.google.com" not in story
     assert "mybinder.org/v2/gh/o/r/b?urlpath=tree/story.md" in story
+    # a MyST page with a twin: both buttons open it
+    primer = (out / "primer.html").read_text()
+    assert "colab.research.google.com/github/o/r/blob/b/handouts/pages/primer.ipynb" in primer
+    assert "mybinder.org/v2/gh/o/r/b?urlpath=tree/handouts/pages/primer.ipynb" in primer

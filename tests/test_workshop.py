@@ -440,17 +440,26 @@ def test_the_cells_no_page_runs_run_in_one_kernel(tmp_path):
     assert sources and all(c.execution_count for c in nb.cells)
 
 
-@pytest.mark.parametrize("path", colab.pages(), ids=lambda p: p.stem)
+def test_the_page_written_as_a_myst_notebook_has_a_twin_too():
+    """how-to-read's code cells (the jaxpr primer) are a notebook's: its launch buttons open
+    a twin as the executed pages' do, so it is among the pages that get one."""
+    assert [p.relative_to(ROOT).as_posix() for p in launch.pages() if p.suffix == ".md"] == [
+        "book/how-to-read.md"
+    ]
+
+
+@pytest.mark.parametrize("path", launch.pages(), ids=lambda p: p.stem)
 def test_each_page_has_a_plain_twin_for_colab_with_no_raw_myst(path):
     """The launch buttons open ``handouts/pages/NAME.ipynb`` (book/_ext/casebook_launch.py):
     it is committed, it is the page as sync writes it now (every code cell, with its tags),
-    and its Markdown shows no MyST."""
+    and its Markdown shows no MyST. The executed pages have one, and so does the page written
+    as a MyST notebook (how-to-read), whose ``.md`` Colab cannot open."""
     page = path.relative_to(ROOT).with_suffix("").as_posix()
     twin = ROOT / launch.path_of(page)
     expected = launch.notebooks()[twin]
     assert twin.read_text() == expected, f"{twin} is stale: run python3 -m casebook sync"
     cells = json.loads(expected)["cells"]
-    source = json.loads(path.read_text())["cells"]
+    source = json.loads(_plain.as_notebook(path, path.read_text()))["cells"]
     assert [c for c in cells if c["cell_type"] == "code"] == [
         dict(c, source="".join(c["source"])) for c in source if c["cell_type"] == "code"
     ]

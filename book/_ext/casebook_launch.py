@@ -3,11 +3,11 @@
 sphinx-book-theme's Colab and Binder buttons open the page's own notebook from the
 repository, whose Markdown is MyST: Colab and Jupyter show it raw. ``sync`` commits a plain
 twin of each executed page under ``handouts/pages/`` (:mod:`casebook.workshop.launch`):
-the same code cells, its Markdown plain. After the theme has made its buttons, this points
+the same code cells, its Markdown plain; a page written as a MyST notebook
+(``book/how-to-read.md``) has one too. After the theme has made its buttons, this points
 both at that twin, on the same repository and branch. A notebook page without a committed
-twin keeps the theme's links, and the build says so; a MyST Markdown page
-(``book/how-to-read.md``) loses the Colab button, whose link to the ``.md`` Colab cannot
-open, and keeps Binder's (Jupyter opens the ``.md`` as text).
+twin keeps the theme's links, and the build says so; a MyST page without one loses the
+Colab button, whose link to the ``.md`` Colab cannot open, and keeps Binder's.
 """
 
 from __future__ import annotations
@@ -51,13 +51,13 @@ def _point_launch_buttons(
             twin_url = TWIN_URLS.get(button.get("text", ""))
             if twin_url is None:
                 continue
-            if Path(app.env.doc2path(pagename)).suffix != ".ipynb":
+            if (Path(app.srcdir) / launch.path_of(pagename)).exists():
+                button["url"] = twin_url(button["url"], pagename)
+            elif Path(app.env.doc2path(pagename)).suffix != ".ipynb":
                 if button["text"] == "Colab":
                     group["buttons"].remove(button)  # a MyST page: Colab cannot open its .md
-            elif not (Path(app.srcdir) / launch.path_of(pagename)).exists():
-                LOGGER.warning(f"no plain twin of {pagename}: run python3 -m casebook sync")
             else:
-                button["url"] = twin_url(button["url"], pagename)
+                LOGGER.warning(f"no plain twin of {pagename}: run python3 -m casebook sync")
 
 
 def setup(app: Any) -> dict[str, Any]:

@@ -32,7 +32,7 @@ from urllib.parse import urljoin
 from casebook import storage
 from casebook.project import BOOK_URL, ROOT
 
-__all__ = ["Mismatch", "PlainPage", "render_book"]
+__all__ = ["Mismatch", "PlainPage", "as_notebook", "is_myst_notebook", "render_book"]
 
 SOURCES = (
     "_config.yml",
@@ -75,13 +75,44 @@ class Mismatch(RuntimeError):
     """sphinx-tojupyter's notebook of a page does not line up with the page's cells."""
 
 
+def is_myst_notebook(path: Path) -> bool:
+    """Whether ``path`` is a page written as a MyST notebook, with no ``.ipynb`` of its own
+    (``book/how-to-read.md``): its front matter names a kernel, and the build executes it
+    from the Markdown. The executed pages' MyST twins have their ``.ipynb`` beside them."""
+    head = path.read_text().split("\n---", 1)[0] if path.suffix == ".md" else ""
+    return (
+        head.startswith("---")
+        and "\nkernelspec:" in head
+        and not path.with_suffix(".ipynb").exists()
+    )
+
+
+def as_notebook(path: Path, text: str) -> str:
+    """``text``, the file at ``path``, as notebook JSON: an ``.ipynb`` as it is, a MyST
+    notebook as jupytext reads it, its cells numbered (``cell-0``, ...) so that what is
+    made from it is the same on every run."""
+    if path.suffix == ".ipynb":
+        return text
+    import jupytext
+
+    nb = jupytext.reads(text, fmt="myst")
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i}"
+    return json.dumps(nb, indent=1, ensure_ascii=False)
+
+
 def _inputs(root: Path, texts: Mapping[Path, str]) -> dict[str, str]:
     """``{path under root: text}`` of what Sphinx reads, from ``texts`` where it holds the
-    path (a page ``sync`` is about to write, maybe new), else from the file."""
+    path (a page ``sync`` is about to write, maybe new), else from the file; a MyST
+    notebook (:func:`is_myst_notebook`) as the notebook it is, so that it is cut into
+    cells as the ``.ipynb`` pages are."""
     out = {}
     for pattern in SOURCES:
         for path in sorted(root.glob(pattern)):
-            out[path.relative_to(root).as_posix()] = path.read_text()
+            name, text = path.relative_to(root), path.read_text()
+            if is_myst_notebook(path):
+                name, text = name.with_suffix(".ipynb"), as_notebook(path, text)
+            out[name.as_posix()] = text
         depth = len(PurePosixPath(pattern).parts)
         for path, text in texts.items():
             rel = path.relative_to(root) if path.is_relative_to(root) else None

@@ -1,8 +1,9 @@
 """The notebooks the book's Colab and Binder launch buttons open: each executed page
-whole, in plain Markdown.
+whole, in plain Markdown, and each page written as a MyST notebook.
 
 A page's own ``.ipynb`` is MyST: Colab and Jupyter would show its roles and directives
-raw. ``sync`` writes a twin of each executed page under ``handouts/pages/``
+raw, and a MyST notebook's ``.md`` Colab cannot open at all. ``sync`` writes a twin of each
+page under ``handouts/pages/``
 (:func:`notebooks`): every cell of the page, code cells as they are (tags, the set-up cell,
 the hidden checks: the page runs top to bottom as in the book), and each Markdown cell as
 sphinx-tojupyter renders it (:mod:`casebook.workshop._plain`). The book's launch buttons
@@ -19,10 +20,17 @@ from casebook.project import ROOT
 from casebook.tools import colab
 from casebook.workshop import _plain
 
-__all__ = ["FOLDER", "notebook", "notebooks", "path_of"]
+__all__ = ["FOLDER", "notebook", "notebooks", "pages", "path_of"]
 
 FOLDER = PurePosixPath("handouts/pages")
 """Where the plain twins are committed, relative to the repository."""
+
+
+def pages(root: Path = ROOT) -> list[Path]:
+    """The pages with a plain twin: the executed pages, and the pages written as MyST
+    notebooks (``book/how-to-read.md``, whose code cells a reader runs too)."""
+    myst = [p for p in sorted(root.glob("book/*.md")) if _plain.is_myst_notebook(p)]
+    return [*colab.pages(root), *myst]
 
 
 def path_of(page: str) -> PurePosixPath:
@@ -53,14 +61,15 @@ def notebook(plain: _plain.PlainPage, metadata: dict) -> dict:
 
 
 def notebooks(root: Path = ROOT, pages_text: Mapping[Path, str] | None = None) -> dict[Path, str]:
-    """``{root/handouts/pages/NAME.ipynb: text}`` for each executed page, cut from the page
+    """``{root/handouts/pages/NAME.ipynb: text}`` for each of :func:`pages`, cut from the page
     as ``pages_text`` holds it (what ``sync`` is about to write), or from its file."""
     texts = pages_text or {}
     plain = _plain.render_book(root, texts)
     out = {}
-    for path in colab.pages(root):
+    for path in pages(root):
         page = path.relative_to(root).with_suffix("").as_posix()
-        meta = json.loads(texts.get(path) or path.read_text())["metadata"]
+        meta = json.loads(_plain.as_notebook(path, texts.get(path) or path.read_text()))
+        meta = meta["metadata"]
         twin = notebook(plain[page], meta)
         out[root / path_of(page)] = json.dumps(twin, indent=1, ensure_ascii=False) + "\n"
     return out
