@@ -850,6 +850,50 @@ def test_a_machine_keeps_at_most_max_servers(light_pool, monkeypatch):
     assert new.pid != old.pid and new.directory != old.directory
 
 
+def test_a_key_s_folder_unused_for_a_day_goes_when_a_server_starts(light_pool):
+    """The machine's pool gains a folder per key (a release, an era, casebook's source):
+    when a server starts, the folders with no live server and no run for a day go; a
+    recent one, one whose lock is held, and the compilation cache stay."""
+    pool_dir = pool.pool_directory()
+    stale, recent, held = (pool_dir / name for name in ("a" * 16, "b" * 16, "c" * 16))
+    cache = pool_dir / "compile-cache"
+    for folder in (stale, recent, held, cache):
+        folder.mkdir()
+        (folder / "used").touch()
+    day_ago = time.time() - pool.UNUSED_SECONDS - 60
+    for folder in (stale, held, cache):
+        os.utime(folder / "used", (day_ago, day_ago))
+        os.utime(folder, (day_ago, day_ago))
+    with pool._locked(held):
+        os.utime(held / "lock", (day_ago, day_ago))
+        os.utime(held, (day_ago, day_ago))
+        r.run("import fakepkg", "fakepkg==1.0")
+    (live,) = pool.live_servers()
+    assert not stale.exists()
+    assert recent.exists() and held.exists() and cache.exists() and live.directory.exists()
+
+
+def test_a_process_waiting_on_a_removed_key_folder_locks_a_new_one(tmp_path):
+    """A kernel that waited for a folder's lock while another removed the folder holds, once
+    it gets the lock, the lock of a folder that exists (else its server's files would go
+    nowhere)."""
+    import threading
+
+    folder = tmp_path / ("d" * 16)
+    first, got = pool._locked(folder), []
+    waiter = threading.Thread(target=lambda: got.append(pool._locked(folder)), daemon=True)
+    waiter.start()
+    time.sleep(0.3)  # the waiter has opened the old lock and waits on it
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()
+    first.close()
+    waiter.join(10)
+    (lock,) = got
+    with lock:
+        assert os.fstat(lock.fileno()).st_ino == os.stat(folder / "lock").st_ino
+
+
 def test_a_missing_release_downloads_on_demand_only(tmp_path, monkeypatch):
     """Off demand (the test suite), a missing release fails naming the set-up step; on
     demand (Colab), its first run fetches it as the set-up does."""

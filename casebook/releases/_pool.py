@@ -21,7 +21,8 @@ The pool is ``$CASEBOOK_POOL`` (the test command sets one per suite run and stop
 servers at the end), else the machine's, in the temporary folder. A server ends after
 ``$CASEBOOK_POOL_IDLE`` seconds without a run (:data:`IDLE_SECONDS` by default), and at
 most :data:`MAX_SERVERS` (or ``$CASEBOOK_POOL_MAX``) live at once on a machine: the least
-recently used is stopped first. The key covers everything a server fixes at start-up (the
+recently used is stopped first; a key's folder that no server has used for a day is
+removed when a server starts. The key covers everything a server fixes at start-up (the
 interpreter and what is installed in it, the environment but for what no server reads,
 and casebook's own source), so a run never meets a server started for something else;
 each run gets its kernel's whole environment, and x64, from the request.
@@ -38,8 +39,8 @@ import hashlib
 import json
 import os
 import select
+import shutil
 import signal
-import socket
 import subprocess
 import tempfile
 import time
@@ -51,7 +52,8 @@ from typing import IO
 from casebook import storage
 from casebook.releases._cold import CHILD_MODULE, Finished, cold_run
 from casebook.releases._keys import key_of
-from casebook.releases.errors import RunCrashed, RunTimeout
+from casebook.releases._request import NotStarted, warm_run
+from casebook.releases.errors import RunCrashed
 from casebook.runenv import POOL_ENV, POOL_IDLE_ENV, POOL_MAX_ENV
 
 __all__ = [
@@ -118,11 +120,16 @@ def pool_directory() -> Path:
 
 
 def _locked(directory: Path) -> IO[str]:
-    """``directory/lock``, opened and locked, waiting for it (closing it unlocks)."""
-    directory.mkdir(parents=True, exist_ok=True)
-    f = open(directory / "lock", "a")  # noqa: SIM115 - the caller closes it
-    fcntl.flock(f, fcntl.LOCK_EX)
-    return f
+    """``directory/lock``, opened and locked, waiting for it (closing it unlocks); taken
+    again if the folder was removed while this waited (:func:`_remove_unused`)."""
+    while True:
+        directory.mkdir(parents=True, exist_ok=True)
+        f = open(directory / "lock", "a")  # noqa: SIM115 - the caller closes it
+        fcntl.flock(f, fcntl.LOCK_EX)
+        with contextlib.suppress(FileNotFoundError):
+            if os.stat(directory / "lock").st_ino == os.fstat(f.fileno()).st_ino:
+                return f
+        f.close()
 
 
 def _locked_if_free(directory: Path) -> IO[str] | None:
@@ -285,6 +292,34 @@ def _make_room(pool: Path, keep: str) -> None:
         if held is not None:
             with held:
                 _stop_if_live(oldest.directory)
+    _remove_unused(pool, keep)
+
+
+UNUSED_SECONDS = 24 * 3600.0
+"""A key's folder with no live server and no run for this long is removed."""
+
+
+def _remove_unused(pool: Path, keep: str) -> None:
+    """Remove the folders of keys no server has served for :data:`UNUSED_SECONDS` (a
+    release, an era or casebook's source changed since: each change makes a new key), so
+    the machine's pool does not grow by a folder per key for ever. One whose lock another
+    process holds is left; a process that waited for a removed folder's lock takes it
+    again on a new folder (:func:`_locked`)."""
+    now = time.time()
+    for folder in pool.iterdir():
+        if folder.name == keep or len(folder.name) != 16 or not folder.is_dir():
+            continue
+        try:
+            last = max(p.stat().st_mtime for p in (folder, *folder.iterdir()))
+        except (OSError, ValueError):
+            continue
+        if now - last < UNUSED_SECONDS:
+            continue
+        held = _locked_if_free(folder)
+        if held is not None:
+            with held:
+                if Server.found(folder) is None:
+                    shutil.rmtree(folder, ignore_errors=True)
 
 
 def shutdown(pool: Path | None = None, wait: float = 10.0) -> list[int]:
@@ -327,84 +362,6 @@ def main(argv: list[str]) -> int:
     return 0
 
 
-class _NotStarted(Exception):
-    """The server went away before the run began (it was idle, stopped or evicted): the
-    run is safe to ask again of its successor."""
-
-
-def _tail(path: Path, n: int = 2000) -> str:
-    return path.read_text(errors="replace")[-n:] if path.exists() else ""
-
-
-def warm_run(
-    server: Server,
-    argv: list[str],
-    *,
-    env: Mapping[str, str],
-    packages: str,
-    x64: bool,
-    directory: Path,
-    timeout: float,
-    label: str,
-    compile_cache: bool = False,
-) -> Finished:
-    """Run the child program with ``argv`` in a fork of ``server``, in the environment
-    ``env`` (and the pool's :data:`COMPILE_CACHE`); stdout and stderr go to ``directory``.
-    Raises :class:`RunTimeout` (the child is killed), :class:`RunCrashed` (it died before
-    writing its outcome), or ``_NotStarted`` (the server was gone before the run began)."""
-    cache = server.directory.parent / COMPILE_CACHE if compile_cache else None
-    request = {
-        "argv": argv,
-        "packages": packages,
-        "x64": x64,
-        "compile_cache": str(cache or ""),
-        "env": {**env, "JAX_ENABLE_X64": "1" if x64 else "0"},
-        "cwd": os.getcwd(),
-        "stdout": str(directory / "stdout"),
-        "stderr": str(directory / "stderr"),
-    }
-    t0 = time.perf_counter()
-    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
-        conn.settimeout(timeout)
-        try:
-            conn.connect(server.socket_path)
-            stream = conn.makefile("rw", encoding="utf-8")
-            stream.write(json.dumps(request) + "\n")
-            stream.flush()
-            first = stream.readline()
-        except (FileNotFoundError, ConnectionError) as gone:
-            raise _NotStarted(str(gone)) from None
-        if not first:  # closed unanswered: the server ended with us in its backlog
-            raise _NotStarted("the server closed the connection")
-        with contextlib.suppress(OSError):
-            (server.directory / "used").touch()
-        reply = json.loads(first)
-        pid = reply.get("pid", 0)
-        try:
-            conn.settimeout(max(0.01, timeout - (time.perf_counter() - t0)))
-            done = stream.readline() if pid else first
-        except TimeoutError:
-            with contextlib.suppress(ProcessLookupError):
-                os.kill(pid, 9)
-            raise RunTimeout(
-                f"[{label}] still running after {timeout:g} s; killed.\n"
-                f"--- stdout (tail) ---\n{_tail(directory / 'stdout')}\n"
-                f"--- stderr (tail) ---\n{_tail(directory / 'stderr')}"
-            ) from None
-    if "done" not in json.loads(done or "{}"):
-        code = json.loads(done or "{}").get("exit", "?")
-        how = (
-            f"was killed by signal {-code}"
-            if isinstance(code, int) and code < 0
-            else f"exited with code {code}"
-        )
-        raise RunCrashed(
-            f"[{label}] the run's process (pid {pid}) {how} and wrote no outcome.\n"
-            f"--- stderr (tail) ---\n{_tail(directory / 'stderr', 3000)}"
-        )
-    return Finished(pid, time.perf_counter() - t0)
-
-
 ATTEMPTS = 3
 """How often a run asks for a server when the one it found ended before the run began."""
 
@@ -435,7 +392,8 @@ def run(
         server = server_for(python, environment, preload)
         try:
             return warm_run(
-                server,
+                server.socket_path,
+                server.directory / "used",
                 argv,
                 env=environment,
                 packages=packages,
@@ -443,8 +401,8 @@ def run(
                 directory=directory,
                 timeout=timeout,
                 label=label,
-                compile_cache=compile_cache,
+                compile_cache=server.directory.parent / COMPILE_CACHE if compile_cache else None,
             )
-        except _NotStarted as error:
+        except NotStarted as error:
             gone = f"{error}; see {server.directory / 'server.log'}"
     raise RunCrashed(f"[{label}] {ATTEMPTS} warm servers ended before the run began ({gone})")

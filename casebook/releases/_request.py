@@ -1,0 +1,103 @@
+"""One run asked of a warm server (:mod:`casebook.releases._pool`) over its Unix socket.
+
+The request is one JSON line (the child's argv, environment, x64, where its output goes);
+the server answers with the forked child's pid, then with its end. What can go wrong has
+its own error: the run ran too long (:class:`RunTimeout`), its process died without an
+outcome (:class:`RunCrashed`), or the server was gone before the run began
+(:class:`NotStarted`, which the pool answers by asking a successor).
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import socket
+import time
+from collections.abc import Mapping
+from pathlib import Path
+
+from casebook.releases._cold import Finished
+from casebook.releases.errors import RunCrashed, RunTimeout
+
+__all__ = ["NotStarted", "warm_run"]
+
+
+class NotStarted(Exception):
+    """The server went away before the run began (it was idle, stopped or evicted): the
+    run is safe to ask again of its successor."""
+
+
+def _tail(path: Path, n: int = 2000) -> str:
+    return path.read_text(errors="replace")[-n:] if path.exists() else ""
+
+
+def warm_run(
+    socket_path: str,
+    used: Path,
+    argv: list[str],
+    *,
+    env: Mapping[str, str],
+    packages: str,
+    x64: bool,
+    directory: Path,
+    timeout: float,
+    label: str,
+    compile_cache: Path | None = None,
+) -> Finished:
+    """Run the child program with ``argv`` in a fork of the server listening on
+    ``socket_path`` (touching ``used``: it served a run), in the environment
+    ``env`` (and jax's persistent compilation cache in ``compile_cache``); stdout and
+    stderr go to ``directory``. Raises :class:`RunTimeout` (the child is killed),
+    :class:`RunCrashed` (it died before writing its outcome), or :class:`NotStarted` (the
+    server was gone before the run began)."""
+    request = {
+        "argv": argv,
+        "packages": packages,
+        "x64": x64,
+        "compile_cache": str(compile_cache or ""),
+        "env": {**env, "JAX_ENABLE_X64": "1" if x64 else "0"},
+        "cwd": os.getcwd(),
+        "stdout": str(directory / "stdout"),
+        "stderr": str(directory / "stderr"),
+    }
+    t0 = time.perf_counter()
+    with socket.socket(socket.AF_UNIX, socket.SOCK_STREAM) as conn:
+        conn.settimeout(timeout)
+        try:
+            conn.connect(socket_path)
+            stream = conn.makefile("rw", encoding="utf-8")
+            stream.write(json.dumps(request) + "\n")
+            stream.flush()
+            first = stream.readline()
+        except (FileNotFoundError, ConnectionError) as gone:
+            raise NotStarted(str(gone)) from None
+        if not first:  # closed unanswered: the server ended with us in its backlog
+            raise NotStarted("the server closed the connection")
+        with contextlib.suppress(OSError):
+            used.touch()
+        reply = json.loads(first)
+        pid = reply.get("pid", 0)
+        try:
+            conn.settimeout(max(0.01, timeout - (time.perf_counter() - t0)))
+            done = stream.readline() if pid else first
+        except TimeoutError:
+            with contextlib.suppress(ProcessLookupError):
+                os.kill(pid, 9)
+            raise RunTimeout(
+                f"[{label}] still running after {timeout:g} s; killed.\n"
+                f"--- stdout (tail) ---\n{_tail(directory / 'stdout')}\n"
+                f"--- stderr (tail) ---\n{_tail(directory / 'stderr')}"
+            ) from None
+    if "done" not in json.loads(done or "{}"):
+        code = json.loads(done or "{}").get("exit", "?")
+        how = (
+            f"was killed by signal {-code}"
+            if isinstance(code, int) and code < 0
+            else f"exited with code {code}"
+        )
+        raise RunCrashed(
+            f"[{label}] the run's process (pid {pid}) {how} and wrote no outcome.\n"
+            f"--- stderr (tail) ---\n{_tail(directory / 'stderr', 3000)}"
+        )
+    return Finished(pid, time.perf_counter() - t0)
