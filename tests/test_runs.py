@@ -153,3 +153,19 @@ def test_the_kernel_s_own_stderr_stays_out_of_the_command_s_output(tmp_path):
         )
         assert (proc.returncode == 0) is passes
         assert ("XLA SAYS HELLO" in proc.stderr) is not passes, proc.stderr
+
+
+def test_every_stored_run_of_a_page_as_it_is_passes_or_fails_only_its_era_cells():
+    """The board's verdict on each stored run of a page that has not changed since: "pass",
+    or "pass except N era cells" for a run without eras; never a failure, and never
+    "unjudged" (no reference without eras of that version of the page, so nothing says
+    which of its failing cells need an era). Page 03's prose says its GPU runs pass."""
+    table = runs.RunsTable(runs.load(), runs.load(runs.WITHOUT_ERAS))
+    verdicts = {
+        (run["device"], page): table.verdict(run, page, got)
+        for run in table.runs
+        for page, got in run["pages"].items()
+        if page not in table.changed_since(run)
+    }
+    not_passed = {k: v for k, v in verdicts.items() if not v.startswith("pass")}
+    assert verdicts and not not_passed, not_passed

@@ -10,6 +10,7 @@ changes (:func:`myst`), and ``tests/test_sync.py`` fails while one is out of dat
 
 from __future__ import annotations
 
+import json
 from pathlib import Path
 
 import jupytext
@@ -25,6 +26,15 @@ def twin(page: Path) -> Path:
 def myst(notebook_text: str) -> str:
     """The MyST markdown twin of a notebook given as its ``.ipynb`` text."""
     return jupytext.writes(jupytext.reads(notebook_text, fmt="ipynb"), fmt="md:myst")
+
+
+def notebook(myst_text: str) -> str:
+    """The notebook (``.ipynb`` text) of a page written in MyST markdown, its cells numbered
+    (``cell-0``, ...) so that what is made from it is the same on every run."""
+    nb = jupytext.reads(myst_text, fmt="md:myst")
+    for i, cell in enumerate(nb.cells):
+        cell["id"] = f"cell-{i}"
+    return json.dumps(nb, indent=1, ensure_ascii=False)
 
 
 def paired(nb: dict) -> dict:

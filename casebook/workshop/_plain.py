@@ -89,16 +89,10 @@ def is_myst_notebook(path: Path) -> bool:
 
 def as_notebook(path: Path, text: str) -> str:
     """``text``, the file at ``path``, as notebook JSON: an ``.ipynb`` as it is, a MyST
-    notebook as jupytext reads it, its cells numbered (``cell-0``, ...) so that what is
-    made from it is the same on every run."""
-    if path.suffix == ".ipynb":
-        return text
-    import jupytext
+    notebook as :func:`casebook.tools.pairs.notebook` reads it."""
+    from casebook.tools import pairs
 
-    nb = jupytext.reads(text, fmt="myst")
-    for i, cell in enumerate(nb.cells):
-        cell["id"] = f"cell-{i}"
-    return json.dumps(nb, indent=1, ensure_ascii=False)
+    return text if path.suffix == ".ipynb" else pairs.notebook(text)
 
 
 def _inputs(root: Path, texts: Mapping[Path, str]) -> dict[str, str]:
