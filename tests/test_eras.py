@@ -258,3 +258,17 @@ def test_set_up_and_on_demand_run_one_uv_command_and_the_test_suite_its_offline_
     assert online[online.index("--python") + 1] == str(venv / "bin" / "python")
     assert [a for a in offline if a not in online] == ["--offline"]
     assert [a for a in online if a not in offline] == ["--system-certs"]
+
+
+@pytest.mark.parametrize("writes", [True, False], ids=["bytecode written", "no bytecode"])
+def test_an_era_is_compiled_at_install_only_where_its_runs_write_no_bytecode(
+    tmp_path, monkeypatch, writes
+) -> None:
+    """Colab writes bytecode: the first run compiles what it imports (3.8 s), not all of the
+    era (10 s); this machine sets ``PYTHONDONTWRITEBYTECODE``, so uv compiles it once."""
+    if writes:
+        monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
+    else:
+        monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    command = eras.install_command("uv", _era(tmp_path), tmp_path / "venv", online=True)
+    assert ("--compile-bytecode" in command) is not writes, command

@@ -25,6 +25,7 @@ from pathlib import Path
 
 from casebook import lock, storage
 from casebook.project import LIBRARIES, ROOT
+from casebook.releases import eras
 from casebook.runenv import POOL_ENV
 from casebook.tools import colab, environment, executor
 
@@ -85,13 +86,19 @@ def execute(
 
 def preinstalled_venv(venv: Path, with_jax: bool = True) -> tuple[Path, dict[str, str]]:
     """A venv holding what Colab preinstalls (:data:`PREINSTALLED`, at the lock's versions;
-    ``with_jax=False`` leaves jax and jaxlib out); its interpreter and the pins."""
+    ``with_jax=False`` leaves jax and jaxlib out), and pip, which the pages' set-up cell
+    runs; its interpreter and the pins. uv installs them from its cache, compiled as pip
+    would (a Colab image's are); they are the runtime, not the path a reader takes."""
     environment.sh([sys.executable, "-m", "venv", venv])
     py = environment.venv_python(venv)
     wanted = tuple(p for p in PREINSTALLED if with_jax or p not in ("jax", "jaxlib"))
     pins = lock.locked_versions(wanted)
-    pip = [py, "-m", "pip", "install", "-q", "--disable-pip-version-check"]
-    environment.sh([*pip, *(f"{n}=={v}" for n, v in pins.items())])
+    beside = environment.VENV / "bin" / "uv"  # the set-up's; this command runs outside .venv
+    uv = str(beside) if beside.exists() else eras.uv()
+    if uv is None:
+        sys.exit("colab-sim: needs uv, which the set-up installs: `python3 -m casebook setup`")
+    install = [uv, "pip", "install", "-q", "--compile-bytecode", "--python", py]
+    environment.sh([*install, *(f"{n}=={v}" for n, v in pins.items())])
     return py, pins
 
 
