@@ -264,8 +264,8 @@ def test_set_up_and_on_demand_run_one_uv_command_and_the_test_suite_its_offline_
 def test_an_era_is_compiled_at_install_only_where_its_runs_write_no_bytecode(
     tmp_path, monkeypatch, writes
 ) -> None:
-    """Colab writes bytecode: the first run compiles what it imports (3.8 s), not all of the
-    era (10 s); this machine sets ``PYTHONDONTWRITEBYTECODE``, so uv compiles it once."""
+    """Colab writes bytecode: the era's first run compiles what it imports, not all of the
+    era; this machine sets ``PYTHONDONTWRITEBYTECODE``, so there uv compiles it once."""
     if writes:
         monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     else:

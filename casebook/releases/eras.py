@@ -366,8 +366,8 @@ def install_command(uv_path: str, era: Era, venv: Path, *, online: bool) -> list
     """The one command that installs an era, on every path: uv installs the hashed lock
     into ``venv``, choosing each pin's wheel for its Python and platform. Where the runs
     will not write bytecode (:func:`writes_bytecode`), uv compiles all of it now, so no
-    run imports jax from source; elsewhere the first run writes what it imports (jax 0.4.30
-    with optax and equinox: 3.8 s once, against 10.3 s to compile every module of the era).
+    run imports jax from source; elsewhere the first run writes the bytecode of what it
+    imports, a fraction of the era's modules, instead of waiting for all of them.
     ``online``, it may download and trusts the system's certificates (as pip trusts its
     configured ones); otherwise it reads its cache only (``--offline``)."""
     command = [uv_path, "pip", "install", "--python", str(venv / "bin" / "python")]

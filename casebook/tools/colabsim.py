@@ -25,7 +25,6 @@ from pathlib import Path
 
 from casebook import lock, storage
 from casebook.project import LIBRARIES, ROOT
-from casebook.releases import eras
 from casebook.runenv import POOL_ENV
 from casebook.tools import colab, environment, executor
 
@@ -93,9 +92,8 @@ def preinstalled_venv(venv: Path, with_jax: bool = True) -> tuple[Path, dict[str
     py = environment.venv_python(venv)
     wanted = tuple(p for p in PREINSTALLED if with_jax or p not in ("jax", "jaxlib"))
     pins = lock.locked_versions(wanted)
-    beside = environment.VENV / "bin" / "uv"  # the set-up's; this command runs outside .venv
-    uv = str(beside) if beside.exists() else eras.uv()
-    if uv is None:
+    uv = environment.VENV / "bin" / "uv"  # the set-up's: this command runs outside .venv
+    if not uv.exists():
         sys.exit("colab-sim: needs uv, which the set-up installs: `python3 -m casebook setup`")
     install = [uv, "pip", "install", "-q", "--compile-bytecode", "--python", py]
     environment.sh([*install, *(f"{n}=={v}" for n, v in pins.items())])
