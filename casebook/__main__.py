@@ -50,6 +50,7 @@ import importlib.metadata
 import importlib.util
 import subprocess
 import sys
+import textwrap
 from dataclasses import dataclass
 
 from casebook.lock import check_python
@@ -62,13 +63,16 @@ SETUP = "casebook.tools.environment"
 class Command:
     """``module.function``, called with the command's arguments (``args``) and the
     ``--gpu`` flag (``gpu``) where it takes them; with ``venv``, ``python -m module ARGS``
-    in ``.venv`` after the set-up instead (the commands that need jax)."""
+    in ``.venv`` after the set-up instead (the commands that need jax). ``own_help``: the
+    command's own parser answers ``--help``; for the others :func:`main` prints
+    :func:`usage`, so that ``--help`` never runs a build, a set-up or a sync."""
 
     module: str
     function: str = "main"
     args: bool = True
     gpu: bool = False
     venv: bool = False
+    own_help: bool = False
 
     def installed(self) -> bool:
         """Whether this installation has the modules the command runs (a wheel has only
@@ -87,14 +91,16 @@ class Command:
         return target(*given)
 
 
-def _here(module: str, function: str, *, args: bool = True, gpu: bool = False) -> Command:
+def _here(
+    module: str, function: str, *, args: bool = True, gpu: bool = False, own_help: bool = False
+) -> Command:
     """A command run in this interpreter."""
-    return Command(module, function, args=args, gpu=gpu)
+    return Command(module, function, args=args, gpu=gpu, own_help=own_help)
 
 
-def _in_venv(module: str) -> Command:
+def _in_venv(module: str, *, own_help: bool = False) -> Command:
     """A command that needs jax: set up, then ``python -m MODULE ARGS`` in ``.venv``."""
-    return Command(module, venv=True)
+    return Command(module, venv=True, own_help=own_help)
 
 
 COMMANDS: dict[str, Command] = {
@@ -104,18 +110,48 @@ COMMANDS: dict[str, Command] = {
     "test": _here("casebook.tools.suite", "test", gpu=True),
     "device": _here(SETUP, "device", args=False, gpu=True),
     "lock": _here(SETUP, "lock", args=False),
-    "latest": _here("casebook.tools.latest", "main"),
+    "latest": _here("casebook.tools.latest", "main", own_help=True),
     "colab-sim": _here("casebook.tools.colabsim", "main"),
     "sync": _in_venv("casebook.sync"),
-    "bench": _in_venv("casebook.tools.selfbench"),
+    "bench": _in_venv("casebook.tools.selfbench", own_help=True),
     "profile": _in_venv("casebook.tools.profile"),
-    "check-corpus": _in_venv("casebook.corpus"),
+    "check-corpus": _in_venv("casebook.corpus", own_help=True),
     "pool": _here("casebook.releases._pool", "main"),
-    "explain": _here("casebook.explain", "main"),
-    "workshop": _in_venv("casebook.workshop"),
-    "new": _here("casebook.sync.scaffold", "main"),
-    "new-case": _here("casebook.sync.scaffold", "main"),
+    "explain": _here("casebook.explain", "main", own_help=True),
+    "workshop": _in_venv("casebook.workshop", own_help=True),
+    "new": _here("casebook.sync.scaffold", "main", own_help=True),
+    "new-case": _here("casebook.sync.scaffold", "main", own_help=True),
 }
+
+
+HELP = ("-h", "--help")
+
+
+def usage(command: str) -> str:
+    """``command``'s entry in this module's text (and the ``--gpu`` line where it takes the
+    flag): what ``python3 -m casebook COMMAND --help`` prints for a command that has no
+    parser of its own."""
+    lines = __doc__.splitlines()
+    start = next(i for i, line in enumerate(lines) if line.startswith(f"  {command} "))
+    words = lines[start].split()
+    for line in lines[start + 1 :]:  # its description goes on in the deeper-indented lines
+        if not line.startswith("   "):
+            break
+        words += line.split()
+    # the signature: the command, then its placeholders ("[PAGE", "...]", "KEY", "...")
+    n = 1
+    while n < len(words) and (
+        words[n][0] == "["
+        or words[n].endswith("]")
+        or words[n].strip(".").isupper()
+        or words[n] == "..."
+    ):
+        n += 1
+    text = f"usage: python3 -m casebook {' '.join(words[:n])}\n\n" + textwrap.fill(
+        " ".join(words[n:]), 88
+    )
+    gpu = next(line for line in lines if line.startswith("``--gpu``"))
+    return f"{text}\n\n{gpu}" if COMMANDS[command].gpu else text
 
 
 def needs_clone(command: str) -> str:
@@ -143,6 +179,9 @@ def main(argv: list[str]) -> None:
         sys.exit(2)
     gpu = "--gpu" in argv[1:]
     args = [a for a in argv[1:] if a != "--gpu"]
+    if not COMMANDS[argv[0]].own_help and any(a in HELP for a in args):
+        print(usage(argv[0]))
+        return
     try:
         code = COMMANDS[argv[0]](args, gpu)
     except subprocess.CalledProcessError as e:

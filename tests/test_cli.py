@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import importlib
 import subprocess
 import sys
 
@@ -141,3 +142,24 @@ def test_the_book_command_builds_dropping_the_kernel_s_tcp_warning(monkeypatch):
     book.build()
     builds = [kw for first, kw in seen if first.endswith("jupyter-book")]
     assert builds and builds[0].get("drop") == book.KERNEL_CHATTER
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in cli.COMMANDS.items() if not c.own_help))
+def test_help_prints_the_command_s_usage_and_runs_nothing(name, monkeypatch, capsys):
+    """``book --help`` once built the book, ``lock --help`` rewrote the locks and
+    ``profile --help`` crashed: a command without a parser of its own answers ``--help``
+    from the module's text, and is not called."""
+    monkeypatch.setattr(cli.Command, "__call__", lambda *a: pytest.fail(f"{name} ran"))
+    for flag in cli.HELP:
+        cli.main([name, flag])
+        shown = capsys.readouterr().out
+        assert shown.startswith(f"usage: python3 -m casebook {name}")
+        assert len(shown.split("\n\n")[1]) > 20  # its description
+
+
+@pytest.mark.parametrize("name", sorted(n for n, c in cli.COMMANDS.items() if c.own_help))
+def test_a_command_with_its_own_parser_answers_help_itself(name, capsys):
+    command = cli.COMMANDS[name]
+    with pytest.raises(SystemExit) as e:
+        getattr(importlib.import_module(command.module), command.function)(["--help"])
+    assert e.value.code == 0 and capsys.readouterr().out.startswith("usage: ")
