@@ -418,7 +418,7 @@ def test_child_module_run_directly(tmp_path):
         [
             sys.executable,
             "-m",
-            pool.CHILD_MODULE,
+            child.__name__,
             str(tmp_path / "cell.py"),
             str(out),
             "wave,fakepkg",

@@ -131,11 +131,10 @@ def test_a_run_is_read_against_the_reference_of_the_same_file(tmp_path):
 
 
 def test_the_kernel_s_own_stderr_stays_out_of_the_command_s_output(tmp_path):
-    """XLA's C++ logs write to the kernel's file descriptor 2: the executor keeps them in
-    its folder (a passing page prints nothing), and shows their tail for a failing one."""
-    import subprocess
-    import sys
-
+    """XLA's C++ logs write to the kernel's file descriptor 2: the executor, run in a
+    process of its own as the Colab simulation and a machine's runs run it, keeps them in
+    its folder (a passing page prints nothing), and shows their tail for a failing one; an
+    interpreter that cannot start it reads as a failed run."""
     import nbformat
 
     from casebook.tools import executor
@@ -146,13 +145,12 @@ def test_the_kernel_s_own_stderr_stays_out_of_the_command_s_output(tmp_path):
         nbformat.write(
             nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]), path
         )
-        proc = subprocess.run(
-            [sys.executable, "-P", executor.__file__, str(path), str(tmp_path / "out.ipynb")],
-            capture_output=True,
-            text=True,
-        )
-        assert (proc.returncode == 0) is passes
-        assert ("XLA SAYS HELLO" in proc.stderr) is not passes, proc.stderr
+        summary, tail, seconds = executor.in_subprocess(path, tmp_path / f"out-{passes}.ipynb")
+        assert summary["passed"] is passes and seconds > 0
+        assert [c["index"] for c in summary["failed_cells"]] == ([] if passes else [1])
+        assert ("XLA SAYS HELLO" in tail) is not passes, tail
+    summary, _, _ = executor.in_subprocess(path, tmp_path / "never.ipynb", python="false")
+    assert summary == {"passed": False, "seconds": 0.0, "failed_cells": []}
 
 
 def test_every_stored_run_of_a_page_as_it_is_passes_or_fails_only_its_era_cells():

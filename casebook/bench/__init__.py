@@ -18,7 +18,8 @@ thermal state, other tenants and allocator state, so here:
 subprocess and plot in the parent.
 
 Import them from here.  They live in private modules, one concern each: ``_device``
-(:func:`device_label`, :func:`scale_for_device`, :data:`QUIET_MALLOC`), ``_compile``
+(:func:`device_label`, :func:`scale_for_device`; :data:`QUIET_MALLOC` is
+:mod:`casebook.runenv`'s), ``_compile``
 (:func:`compile_seconds`, :class:`CompileTime`), ``_timing`` (:func:`interleave`,
 :class:`Timings`) and ``_memory`` (:func:`copy_reference`, :func:`bandwidth`,
 :func:`floor_fraction`).  Beside them, the public :mod:`casebook.bench.claims` asserts
@@ -28,9 +29,10 @@ the prose's claims on timings and :mod:`casebook.bench.records` stores them per 
 from __future__ import annotations
 
 from casebook.bench._compile import CompileTime, compile_seconds
-from casebook.bench._device import QUIET_MALLOC, device_label, scale_for_device
+from casebook.bench._device import device_label, scale_for_device
 from casebook.bench._memory import bandwidth, copy_reference, floor_fraction
 from casebook.bench._timing import Timings, interleave
+from casebook.runenv import QUIET_MALLOC
 
 __all__ = [
     "QUIET_MALLOC",

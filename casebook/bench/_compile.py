@@ -17,8 +17,6 @@ import jax
 
 from casebook.display import PlainText, seconds_text
 
-__all__ = ["CompileTime", "compile_seconds"]
-
 
 @dataclass(frozen=True, repr=False)
 class CompileTime(PlainText):

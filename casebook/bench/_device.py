@@ -1,6 +1,6 @@
 """Where a benchmark runs: the device in words (:func:`device_label`), a size that fits
-it (:func:`scale_for_device`), the metadata every :class:`~casebook.bench.Timings`
-carries, and the malloc settings for a quiet CPU subprocess (:data:`QUIET_MALLOC`).
+it (:func:`scale_for_device`), and the metadata every :class:`~casebook.bench.Timings`
+carries.
 
 Kept apart from the timing itself so that pages and status reports can name the
 machine without importing the timing code.
@@ -14,10 +14,6 @@ import platform
 from typing import Any
 
 import jax
-
-from casebook.runenv import QUIET_MALLOC
-
-__all__ = ["QUIET_MALLOC", "device_label", "scale_for_device"]
 
 
 def _cpu_model() -> str | None:

@@ -16,8 +16,6 @@ import jax.numpy as jnp
 
 from casebook.bench._timing import Timings
 
-__all__ = ["bandwidth", "copy_reference", "floor_fraction"]
-
 
 def copy_reference(nbytes: int, dtype: Any = "float32") -> tuple[Callable[[], Any], int]:
     """A memory-bound reference step and the bytes it moves per call.

@@ -24,8 +24,6 @@ from casebook.display import Table, TableDisplay, format_number, pick_unit, unit
 if TYPE_CHECKING:
     from matplotlib.axes import Axes
 
-__all__ = ["Timings", "interleave"]
-
 
 @dataclass(repr=False)
 class Timings(TableDisplay):

@@ -17,8 +17,6 @@ import re
 from casebook import trace
 from casebook.check._report import Finding
 
-__all__ = ["error_findings", "recorded_findings"]
-
 _WHY = "lax.cond and lax.switch need identical branch output types"
 _NAMED = re.compile(r"^(true_fun|false_fun|branch ?\d+) is (.+?)(?: at \S+:\d+)?$")
 _TYPES = re.compile(

@@ -35,8 +35,6 @@ from casebook.check._calls import fixed_tree, labels_work
 from casebook.check._report import Finding, first_line
 from casebook.check._trees import Split
 
-__all__ = ["callable_findings", "is_tree_hyperparameter", "walk_transforms"]
-
 # Hyperparameters that optax reads as a tree matching the params (or a function of the
 # params that returns one): masks, labels and per-parameter dimension numbers.
 _TREE_HYPERPARAMETER = re.compile(r"^(mask|.*_mask|param_labels|.*_labels|.*dimension_numbers)$")

@@ -20,8 +20,6 @@ import numpy as np
 
 from casebook.check._trees import Split
 
-__all__ = ["fixed_tree", "labels_work"]
-
 
 def _called(fn: Any, args: Any, build: Callable[[Any], Any] = lambda a: a) -> tuple[bool, Any]:
     """``(True, fn(build(args)))`` traced abstractly, or ``(False, the error)``; Python

@@ -25,8 +25,6 @@ from casebook.check._report import CheckReport
 from casebook.check._run import Run, init_state
 from casebook.check._trees import Split
 
-__all__ = ["UpdateParams", "check_optimizer"]
-
 UpdateParams = bool | Literal["both"] | None
 
 

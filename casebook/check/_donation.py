@@ -20,8 +20,6 @@ from jax.extend import core as jcore
 from casebook.check._report import Finding
 from casebook.check._trees import Split
 
-__all__ = ["donation_errors"]
-
 _WHY = (
     "a jitted step that donates the state fails on its first call; copy it once: "
     "jax.tree.map(jnp.copy, opt.init(params))"

@@ -18,8 +18,6 @@ from typing import Any
 from casebook import trace
 from casebook.check._report import CheckReport, Finding, Severity
 
-__all__ = ["DriftWatch", "settled", "unsettled_finding"]
-
 _WHY = {
     "dtype": "lax.scan, lax.cond and checkpoint restores need identical dtypes",
     "shape": "lax.scan and lax.cond need identical shapes",

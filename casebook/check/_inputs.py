@@ -29,8 +29,6 @@ from casebook.check._trees import (
     leaves_found,
 )
 
-__all__ = ["checked_grads", "checked_init_params", "input_notes"]
-
 _LOW_PRECISION = (jnp.dtype(jnp.bfloat16), jnp.dtype(jnp.float16))
 
 

@@ -24,8 +24,6 @@ from casebook import trace
 from casebook.check._report import Finding, first_line
 from casebook.check._trees import Split, describe, grads_none_mask
 
-__all__ = ["gradless_init", "non_array_finding"]
-
 
 def non_array_finding(split: Split, label: str, phase: str, error: BaseException) -> Finding:
     """The leaves to blame: those that are not JAX values, if any (a Python number next to

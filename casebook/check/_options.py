@@ -23,8 +23,6 @@ import numpy as np
 from casebook import trace
 from casebook.check._run import MAX_EXPLICIT_STEPS
 
-__all__ = ["checked_dtype", "update_takes_params", "validate"]
-
 _DTYPES = 'jnp.float32, "float32" or jnp.bfloat16'
 
 

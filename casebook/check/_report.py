@@ -19,16 +19,6 @@ from typing import Any, Literal
 from casebook.display import PlainText, Table
 from casebook.project import BOOK_URL
 
-__all__ = [
-    "CheckReport",
-    "Family",
-    "Finding",
-    "OptimizerCheckError",
-    "Severity",
-    "family_page",
-    "first_line",
-]
-
 Family = Literal[
     "state drift", "non-array leaf", "callable hyperparameter", "donated state", "crash"
 ]

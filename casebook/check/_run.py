@@ -23,8 +23,6 @@ from casebook.check._leaves import non_array_finding
 from casebook.check._report import CheckReport, Finding, first_line
 from casebook.check._trees import Split
 
-__all__ = ["MAX_EXPLICIT_STEPS", "MAX_STEPS", "Run", "init_state"]
-
 MAX_STEPS = 16  # steps=None stops here if the state's types never settle
 
 # The most steps an explicit ``steps=`` may ask for.  Each step is one more abstract trace

@@ -22,18 +22,6 @@ from jax.tree_util import keystr
 from casebook import trace
 from casebook.check._report import first_line
 
-__all__ = [
-    "Split",
-    "default_grads",
-    "describe",
-    "fast_part",
-    "grads_mismatch",
-    "grads_none_mask",
-    "is_inexact",
-    "leaves_found",
-    "traceable",
-]
-
 _ARRAYS = (jax.Array, jax.ShapeDtypeStruct, np.ndarray, np.generic)
 _PYTHON_NUMBERS = (bool, int, float, complex)
 

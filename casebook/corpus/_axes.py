@@ -44,8 +44,6 @@ import jax
 from casebook.corpus._setups import PRECISIONS, quadratic
 from casebook.corpus._wide import FACTORIES, _build, _line_search, _value
 
-__all__ = ["AxisRow", "donated_state", "live_buffers", "value_dtype"]
-
 #: (params, value) precisions of the value-dtype axis; the f64 pairs only under x64.
 VALUE_PAIRS = (("f32", "bf16"), ("bf16", "f32"), ("f32", "f16"))
 VALUE_PAIRS_X64 = (("f32", "f64"), ("bf16", "f64"), ("f64", "f32"))

@@ -21,8 +21,6 @@ from jax.lax import cond as imported_cond
 
 from casebook.corpus._setups import Built, SetUp, grads_like, param_kind
 
-__all__ = ["case_set_ups"]
-
 
 def _dict(dtype: Any = jnp.float32) -> tuple[Any, Any]:
     params, _, grads, _ = param_kind("dict", dtype)

@@ -26,17 +26,6 @@ import jax
 import jax.numpy as jnp
 import optax
 
-__all__ = [
-    "Built",
-    "SetUp",
-    "generated_set_ups",
-    "grads_like",
-    "loss_dtype",
-    "param_kind",
-    "precision_kind",
-    "quadratic",
-]
-
 PRECISIONS = {"f32": jnp.float32, "bf16": jnp.bfloat16, "f16": jnp.float16, "f64": jnp.float64}
 
 

@@ -41,20 +41,6 @@ from casebook.corpus._setups import (
     quadratic,
 )
 
-__all__ = [
-    "FACTORIES",
-    "FOCUS",
-    "NEW_KINDS",
-    "NOT_SURVEYED",
-    "REPRESENTATIVE",
-    "WIDE_KINDS",
-    "Factory",
-    "focus_set_ups",
-    "public_factories",
-    "surveyed_name",
-    "wide_set_ups",
-]
-
 KwargsFn = Callable[[Any, Any], dict[str, Any]]
 
 

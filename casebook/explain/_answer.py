@@ -16,8 +16,6 @@ from casebook.cases import SIGNATURES, Case, Message, get
 from casebook.explain._rank import Candidate, Ranking
 from casebook.project import BOOK_URL
 
-__all__ = ["ERRORS_PAGE", "NO_MATCH", "answer", "card", "hint_line", "shown", "url"]
-
 ERRORS_PAGE = BOOK_URL + "book/errors.html"
 NO_MATCH = (
     "casebook explain: no match: no known message or family of bugs in this text. Every "

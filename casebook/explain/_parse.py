@@ -17,8 +17,6 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 
-__all__ = ["LIMIT", "Frame", "Traceback", "is_text", "parse"]
-
 #: The characters of a text ``explain`` reads: its last ones, where a log's traceback is.
 LIMIT = 200_000
 

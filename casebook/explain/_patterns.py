@@ -12,8 +12,6 @@ from __future__ import annotations
 import functools
 import re
 
-__all__ = ["PLACEHOLDERS", "compile_pattern", "search"]
-
 #: What each placeholder matches: bounded character classes, never a nested repeat.
 PLACEHOLDERS = {
     "path": r"[\w.\[\]'\"()]{1,160}",

@@ -38,8 +38,6 @@ from casebook.cases import (
 from casebook.explain._parse import LIMIT, Frame, Traceback, parse
 from casebook.explain._patterns import search
 
-__all__ = ["EXACT", "FRAME", "HINT", "MARK", "SAME_WORDING", "Candidate", "Ranking", "find", "rank"]
-
 EXACT = 100
 SAME_WORDING = 5
 FRAME = 3

@@ -56,12 +56,10 @@ from casebook.releases._manifest import (
     resolve as resolve,
     running_from_checkout as running_from_checkout,
     sha256_of as sha256_of,
-    user_cache_dir as user_cache_dir,
 )
 from casebook.releases._outcome import Outcome
 from casebook.releases._patches import CURRENT, Patch, PatchedRelease, Target as Target, patched
 from casebook.releases._runner import (
-    REPORTED_PACKAGES as REPORTED_PACKAGES,
     load_module_file as load_module_file,
     run,
     source_file,

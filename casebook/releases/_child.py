@@ -29,22 +29,6 @@ import traceback
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
-from casebook.project import REPORTED
-
-__all__ = [
-    "REPORTED_PACKAGES",
-    "encode",
-    "exception_record",
-    "frames_of",
-    "imported_versions",
-    "main",
-    "run_cell",
-]
-
-
-REPORTED_PACKAGES = REPORTED
-"""Packages whose imported version an outcome reports when the code imported them."""
-
 
 def run_cell(
     code: str, cell_name: str, inputs: Mapping[str, Any]

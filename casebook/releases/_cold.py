@@ -16,8 +16,6 @@ from pathlib import Path
 
 from casebook.releases.errors import RunCrashed, RunTimeout
 
-__all__ = ["CHILD_MODULE", "Finished", "cold_run"]
-
 CHILD_MODULE = "casebook.releases._child"
 """The program each run starts (``python -m casebook.releases._child``)."""
 

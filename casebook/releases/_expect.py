@@ -18,19 +18,9 @@ from typing import Any
 
 from casebook.display import Cell, Table, TableDisplay
 from casebook.releases._outcome import Outcome
-from casebook.releases._patches import Target, target_label
+from casebook.releases._patches import Target
 from casebook.releases._runner import place_of, run
 from casebook.releases.errors import ExpectationError
-
-__all__ = [
-    "Asserted",
-    "Expected",
-    "ExpectationError",
-    "VersionTable",
-    "asserted",
-    "expect",
-    "version_table",
-]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -302,10 +292,10 @@ def version_table(
     columns = {"trigger": triggers} if isinstance(triggers, str) else dict(triggers)
     for t in targets:  # locate/materialize once, before the workers start
         place_of(t)
-    jobs = [(target_label(t), t, c) for t in targets for c in columns]
+    jobs = [(str(t), t, c) for t in targets for c in columns]
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
         futures = {
             (row, col): pool.submit(run, columns[col], t, **run_kwargs) for row, t, col in jobs
         }
         cells = {key: f.result() for key, f in futures.items()}
-    return VersionTable(columns=list(columns), rows=[target_label(t) for t in targets], cells=cells)
+    return VersionTable(columns=list(columns), rows=[str(t) for t in targets], cells=cells)

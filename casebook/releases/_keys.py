@@ -22,8 +22,6 @@ from pathlib import Path
 
 from casebook.project import PACKAGE
 
-__all__ = ["PER_PROCESS", "SERVER_IGNORES", "installed_stamp", "key_of", "source_digest"]
-
 PER_PROCESS = re.compile(
     r"^(JAX_ENABLE_X64|PYTEST_.*|JPY_.*|PYDEVD_.*|MPLBACKEND|CLICOLOR.*|FORCE_COLOR|PAGER"
     r"|GIT_PAGER|TERM|COLUMNS|LINES)$"

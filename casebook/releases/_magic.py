@@ -45,9 +45,6 @@ from casebook.releases._outcome import Outcome
 from casebook.releases._patches import PatchedRelease, Target
 from casebook.releases._runner import run
 
-__all__ = ["load_ipython_extension", "on_release"]
-
-
 _VALUED = ("--raises", "--match", "--timeout", "--as")
 
 

@@ -31,28 +31,6 @@ from casebook import storage
 from casebook.project import ROOT
 from casebook.releases.errors import HashMismatch, ReleaseError, ReleaseNotCached, UnknownRelease
 
-__all__ = [
-    "MANIFEST",
-    "ON_DEMAND_ENV",
-    "REPO_ROOT",
-    "SETUP_COMMAND",
-    "Release",
-    "cache_dir",
-    "fetch",
-    "is_unpacked",
-    "load_manifest",
-    "Located",
-    "locate",
-    "on_demand",
-    "release_dir",
-    "parse_spec",
-    "resolve",
-    "running_from_checkout",
-    "sha256_of",
-    "unpacked_dir",
-    "user_cache_dir",
-]
-
 REPO_ROOT = ROOT
 """The directory that holds the ``casebook`` package: the clone, or site-packages."""
 MANIFEST = Path(__file__).resolve().parent / "manifest.toml"
@@ -89,23 +67,20 @@ def running_from_checkout() -> bool:
     return (REPO_ROOT / "pyproject.toml").is_file() and (REPO_ROOT / "notebooks").is_dir()
 
 
-def user_cache_dir() -> Path:
-    """The per-user cache directory of this platform for ``casebook`` (platformdirs:
-    ``$XDG_CACHE_HOME/casebook``, ``~/Library/Caches/casebook``, ``%LOCALAPPDATA%\\casebook\\Cache``)."""
+def cache_dir() -> Path:
+    """Where fetched wheels live: ``$CASEBOOK_CACHE`` if set; ``.casebook-cache/`` in the
+    clone when run from one; otherwise this platform's per-user cache (platformdirs:
+    ``$XDG_CACHE_HOME/casebook``, ``~/Library/Caches/casebook``, ``%LOCALAPPDATA%\\casebook\\Cache``),
+    so an installed ``casebook`` never writes into site-packages."""
+    if os.environ.get("CASEBOOK_CACHE"):
+        return Path(os.environ["CASEBOOK_CACHE"])
+    if running_from_checkout():
+        return REPO_ROOT / ".casebook-cache"
     # Imported here, not at the top: this module is also imported inside the era stacks'
     # interpreters (the release runner's child), which hold only the era's packages.
     import platformdirs
 
     return Path(platformdirs.user_cache_dir("casebook", appauthor=False))
-
-
-def cache_dir() -> Path:
-    """Where fetched wheels live: ``$CASEBOOK_CACHE`` if set; ``.casebook-cache/`` in the
-    clone when run from one; otherwise the per-user cache (:func:`user_cache_dir`), so an
-    installed ``casebook`` never writes into site-packages."""
-    if os.environ.get("CASEBOOK_CACHE"):
-        return Path(os.environ["CASEBOOK_CACHE"])
-    return REPO_ROOT / ".casebook-cache" if running_from_checkout() else user_cache_dir()
 
 
 def unpacked_dir(rel: Release, cache: Path) -> Path:

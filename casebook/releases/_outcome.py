@@ -18,8 +18,6 @@ from casebook.display import PlainText
 from casebook.failure import Failure
 from casebook.project import LIBRARIES
 
-__all__ = ["Outcome", "portable", "short_traceback"]
-
 
 @dataclasses.dataclass(repr=False)
 class Outcome(PlainText):

@@ -4,8 +4,8 @@ A :class:`PatchedRelease` is a fetched release with :class:`Patch` es (each repl
 exactly one line) applied to a private copy, so a notebook can show that an upstream fix,
 back-ported by hand, is what makes a trigger pass. A *target* of a run is a manifest spec
 (``"optax==0.1.9"``), a :class:`PatchedRelease`, or :data:`CURRENT` (the installed stack);
-:func:`target_label` names one and :func:`overlay_of` finds the directory that goes first
-on the child's ``PYTHONPATH``.
+:func:`overlay_place` finds the directory that goes first on the child's ``PYTHONPATH``,
+and ``str()`` of a target is its name in outcomes and tables.
 """
 
 from __future__ import annotations
@@ -20,18 +20,6 @@ from pathlib import Path
 
 from casebook.releases._manifest import Located, locate, parse_spec, release_dir, resolve
 from casebook.releases.errors import PatchError
-
-__all__ = [
-    "CURRENT",
-    "Overlay",
-    "Patch",
-    "PatchedRelease",
-    "Target",
-    "overlay_of",
-    "overlay_place",
-    "patched",
-    "target_label",
-]
 
 CURRENT = "current"
 """Target name for the pinned current stack (no overlay: the environment as installed)."""
@@ -188,11 +176,6 @@ Target = str | PatchedRelease
 """What a run names: a manifest spec, :data:`CURRENT`, or a :class:`PatchedRelease`."""
 
 
-def target_label(target: Target) -> str:
-    """The name of a target in outcomes and tables (``"optax==0.1.9 + fix"``)."""
-    return target.label if isinstance(target, PatchedRelease) else str(target)
-
-
 @dataclasses.dataclass(frozen=True)
 class Overlay:
     """Where a non-era target's package comes from: its label, the package it overlays
@@ -215,15 +198,3 @@ def overlay_place(target: Target) -> Overlay:
         return Overlay(CURRENT, None, None, None)
     found = release_dir(target)
     return Overlay(str(target), found.release.package, found.directory, found.cache)
-
-
-def overlay_of(target: Target) -> tuple[str | None, Path | None]:
-    """(package, directory) that goes first on PYTHONPATH; (None, None) for current.
-
-    Locates (or materializes) the release, so a missing one fails before any run starts.
-    """
-    if isinstance(target, PatchedRelease):
-        return target.package, target.materialize()
-    if target == CURRENT:
-        return None, None
-    return resolve(target).package, locate(target)

@@ -50,28 +50,11 @@ from pathlib import Path
 from typing import IO
 
 from casebook import storage
-from casebook.releases._cold import CHILD_MODULE, Finished, cold_run
+from casebook.releases._cold import Finished, cold_run
 from casebook.releases._keys import key_of
 from casebook.releases._request import NotStarted, warm_run
 from casebook.releases.errors import RunCrashed
 from casebook.runenv import POOL_ENV, POOL_IDLE_ENV, POOL_MAX_ENV
-
-__all__ = [
-    "CHILD_MODULE",
-    "IDLE_SECONDS",
-    "MAX_SERVERS",
-    "POOL_ENV",
-    "Finished",
-    "Server",
-    "enabled",
-    "live_servers",
-    "main",
-    "pool_directory",
-    "run",
-    "server_for",
-    "shutdown",
-    "warm_run",
-]
 
 IDLE_SECONDS = 300.0
 """How long a server waits for its next run before it ends (``$CASEBOOK_POOL_IDLE``)."""

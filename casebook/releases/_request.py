@@ -20,8 +20,6 @@ from pathlib import Path
 from casebook.releases._cold import Finished
 from casebook.releases.errors import RunCrashed, RunTimeout
 
-__all__ = ["NotStarted", "warm_run"]
-
 
 class NotStarted(Exception):
     """The server went away before the run began (it was idle, stopped or evicted): the

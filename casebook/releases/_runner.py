@@ -27,24 +27,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from casebook.project import ROOT
+from casebook.project import REPORTED, ROOT
 from casebook.releases import _pool, eras
-from casebook.releases._child import REPORTED_PACKAGES
 from casebook.releases._outcome import Outcome
-from casebook.releases._patches import CURRENT, Target, overlay_of, overlay_place, target_label
+from casebook.releases._patches import CURRENT, Target, overlay_place
 from casebook.releases.eras import ERA_PREFIX
 from casebook.releases.errors import OverlayShadowed, ReleaseError, RunCrashed
-
-__all__ = [
-    "REPORTED_PACKAGES",
-    "Place",
-    "check_origins",
-    "child_env",
-    "load_module_file",
-    "place_of",
-    "run",
-    "source_file",
-]
 
 
 @dataclasses.dataclass(frozen=True)
@@ -69,7 +57,7 @@ def _own_homes() -> dict[str, Path]:
     """Where this interpreter imports each reported package from (the site directory that
     holds it): a run on the current stack must import them from the same places."""
     homes = {}
-    for name in REPORTED_PACKAGES:
+    for name in REPORTED:
         spec = importlib.util.find_spec(name)
         if spec is not None and spec.submodule_search_locations:
             homes[name] = Path(list(spec.submodule_search_locations)[0]).resolve().parent
@@ -84,7 +72,7 @@ def place_of(target: Target) -> Place:
     root (:func:`casebook.releases._patches.overlay_place`)."""
     if isinstance(target, str) and target.startswith(ERA_PREFIX):
         era = eras.place_of(target)
-        homes = {name: era.home for name in REPORTED_PACKAGES}
+        homes = {name: era.home for name in REPORTED}
         return Place(target, str(era.python), (era.path,), "jax", None, homes, era.cache, True)
     overlay = overlay_place(target)
     homes = dict(_own_homes())
@@ -204,7 +192,7 @@ def run(
     """
     place = place_of(target)
     code = textwrap.dedent(code)
-    packages = ",".join(dict.fromkeys((*REPORTED_PACKAGES, place.preload or "jax")))
+    packages = ",".join(dict.fromkeys((*REPORTED, place.preload or "jax")))
     # Named as casebook.storage.owned_tempdir names its folders (not called: a run enters
     # storage once, through the pool), so that a killed run's folder is found and removed.
     with tempfile.TemporaryDirectory(prefix=f"casebook-run-{os.getpid()}-") as tmp:
@@ -279,10 +267,10 @@ def load_module_file(path: str | Path, name: str) -> ModuleType:
 
 def source_file(target: Target, relative: str) -> Path:
     """Path of a file inside a fetched (or patched) release, e.g. ``optax/_src/wrappers.py``."""
-    _, root = overlay_of(target)
+    root = overlay_place(target).directory
     if root is None:
         raise ReleaseError("source_file() needs a release or a patched release, not 'current'")
     path = root / relative
     if not path.exists():
-        raise FileNotFoundError(f"{relative} is not in {target_label(target)}")
+        raise FileNotFoundError(f"{relative} is not in {target}")
     return path

@@ -45,9 +45,8 @@ from collections.abc import Callable, Iterable
 from pathlib import Path
 from typing import Any
 
+from casebook.project import REPORTED
 from casebook.releases import _child
-
-__all__ = ["main", "preload", "serve_one", "use_compile_cache"]
 
 _PRELOADED: dict[str, list[str]] = {}
 """Per preloaded module, the reported packages its import brought in (e.g. optax: jax,
@@ -178,7 +177,7 @@ def main(argv: list[str]) -> int:
     signal.signal(signal.SIGTERM, _stop)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
-        preload([n for n in names.split(",") if n], _child.REPORTED_PACKAGES)
+        preload([n for n in names.split(",") if n], REPORTED)
         warnings.filterwarnings("ignore", message=".*use of fork\\(\\) may lead to deadlocks")
         signal.signal(signal.SIGCHLD, signal.SIG_IGN)  # children are reaped automatically
         listener.bind(path)

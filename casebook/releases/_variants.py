@@ -20,11 +20,9 @@ from typing import Any
 
 from casebook.releases._expect import VersionTable, expect, version_table
 from casebook.releases._outcome import Outcome
-from casebook.releases._patches import CURRENT, Target, target_label
+from casebook.releases._patches import CURRENT, Target
 from casebook.releases._runner import run
 from casebook.releases.program import program_module
-
-__all__ = ["Source", "program_table", "run_program", "show", "split"]
 
 _RUN = """
 from casebook.releases.program import run_variants
@@ -141,7 +139,7 @@ def program_table(
     per_row = {row: split(runs.outcome(row)) for row in runs.rows}
     columns = list(next(iter(per_row.values())))
     cells = {(row, col): outcomes[col] for row, outcomes in per_row.items() for col in outcomes}
-    return VersionTable(columns, [target_label(t) for t in targets], cells)
+    return VersionTable(columns, [str(t) for t in targets], cells)
 
 
 @dataclasses.dataclass(frozen=True)

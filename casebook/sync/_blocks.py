@@ -22,8 +22,6 @@ import re
 
 from casebook.releases import show
 
-__all__ = ["BLOCK", "blocks_in", "expected", "rewrite"]
-
 BLOCK = re.compile(r"(<!-- program: (\[.*?\]) -->\n```python\n)(.*?)(```)", re.S)
 """A program block: the marker with its JSON arguments, then a python code block."""
 

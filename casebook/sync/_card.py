@@ -25,19 +25,6 @@ import re
 
 from casebook.cases import Case
 
-__all__ = [
-    "ANSWER",
-    "CHECK_TAG",
-    "FIX_TAG",
-    "REPORTER_TAG",
-    "answers_in",
-    "card_check",
-    "stated_versions",
-    "card_markdown",
-    "rewrite_answers",
-    "rewrite_card",
-]
-
 REPORTER_TAG, FIX_TAG, CHECK_TAG = "reporter", "reporter-fix", "card-check"
 
 HEADING = "If you got here from this error"

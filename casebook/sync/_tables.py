@@ -17,8 +17,6 @@ from pathlib import Path
 
 from casebook.cases._base import Case
 
-__all__ = ["BEGIN", "END", "FILES", "current", "render", "rewritten"]
-
 BEGIN, END = "<!-- cases:begin -->", "<!-- cases:end -->"
 #: The files with a case table, relative to the repository root.
 FILES = ("README.md", "book/intro.md", "book/teach.md")

@@ -19,8 +19,6 @@ import os
 import shutil
 import subprocess
 import sys
-import time
-from collections.abc import Mapping
 from pathlib import Path
 
 from casebook import lock, storage
@@ -50,37 +48,6 @@ DEFAULT_PAGES = (
     "notebooks/07-equinox-854-weak-type-closure-convert.ipynb",
     "book/lessons.ipynb",
 )
-
-
-def execute(
-    notebook: Path,
-    out: Path,
-    *,
-    python: str | Path = sys.executable,
-    env: Mapping[str, str] | None = None,
-) -> tuple[bool, float, str]:
-    """Run ``notebook`` top to bottom in a kernel of ``python``'s environment, from its own
-    folder, recording each cell's start and end (nbclient's ``record_timing``); write the
-    executed notebook to ``out``. Returns ``(passed, seconds, the tail of stderr)``."""
-    t0 = time.perf_counter()
-    # The one executor, run as a script (``-P``: its folder is not put on the path): the
-    # bare venv has no casebook until the page's set-up cell installs it.
-    proc = subprocess.run(
-        [
-            str(python),
-            "-P",
-            executor.__file__,
-            str(notebook),
-            str(out),
-            "--cwd",
-            str(notebook.parent),
-        ],
-        capture_output=True,
-        text=True,
-        env=dict(env) if env is not None else None,
-        cwd=notebook.parent,
-    )
-    return proc.returncode == 0, time.perf_counter() - t0, proc.stderr[-4000:]
 
 
 def preinstalled_venv(venv: Path, with_jax: bool = True) -> tuple[Path, dict[str, str]]:
@@ -131,7 +98,9 @@ def _run_pages(page_paths: list[str], py: Path, run_dir: Path, env: dict[str, st
     for page in page_paths:
         copy = run_dir / Path(page).name
         shutil.copy(ROOT / page, copy)
-        ok, seconds, tail = execute(copy, run_dir / f"executed-{copy.name}", python=py, env=env)
+        out = run_dir / f"executed-{copy.name}"
+        summary, tail, seconds = executor.in_subprocess(copy, out, python=py, env=env)
+        ok = summary["passed"]
         failed += not ok
         print(f"colab-sim: {'PASS' if ok else 'FAIL'} {page} ({seconds:.0f} s)", flush=True)
         if not ok:

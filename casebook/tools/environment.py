@@ -91,20 +91,6 @@ def _venv_version(venv: Path) -> str:
     return ""
 
 
-def _remove_old_pth(py: Path) -> None:
-    """Earlier set-ups made ``casebook`` importable with a ``.pth`` file; the editable
-    install replaces it, and two routes to one package must not coexist."""
-    purelib = subprocess.run(
-        [str(py), "-c", "import sysconfig; print(sysconfig.get_paths()['purelib'])"],
-        check=True,
-        capture_output=True,
-        text=True,
-    ).stdout.strip()
-    old = Path(purelib) / "casebook-repo.pth"
-    if old.exists():
-        old.unlink()
-
-
 def setup(gpu: bool = False) -> Path:
     """Create the environment and fetch the historical wheels; return its interpreter.
 
@@ -132,7 +118,6 @@ def setup(gpu: bool = False) -> Path:
         install_lock(py, lock)
         sh([py, "-c", COMPILE])
         sh([*pip, "--no-deps", "--no-build-isolation", "-e", ROOT])
-        _remove_old_pth(py)
         stamp.write_text(want)
     sh([py, "-m", "casebook", "fetch"], cwd=ROOT)
     print(

@@ -4,9 +4,10 @@ Every command that runs a page outside the test command's ``pytest --nbmake`` go
 through :func:`execute`: the book's pre-build (:mod:`casebook.tools.prebuild`), the page
 profile (:mod:`casebook.tools.profile`), the runs a machine stores
 (:mod:`casebook.tools.pageruns`, on a GPU too), and the Colab simulation and the workshop's
-timing (:mod:`casebook.tools.colabsim`), which run this file as a script in a bare venv
-that has no ``casebook`` until the page's set-up cell installs it. So this module imports
-only the standard library at its top, and nbclient when it runs.
+timing (:mod:`casebook.tools.colabsim`). The last two, and a machine's runs, run this
+file as a script in a process of its own (:func:`in_subprocess`), the Colab simulation in
+a bare venv that has no ``casebook`` until the page's set-up cell installs it. So this
+module imports only the standard library at its top, and nbclient when it runs.
 
 The kernel talks over IPC, its sockets in a temp folder named as
 :mod:`casebook.storage` names the folders it can sweep (``casebook-kernel-<pid>-``): no
@@ -21,15 +22,16 @@ from __future__ import annotations
 
 import json
 import os
+import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CellRun", "Executed", "execute", "main"]
+__all__ = ["CellRun", "Executed", "execute", "in_subprocess", "main"]
 
 
 @dataclass(frozen=True)
@@ -82,11 +84,10 @@ def execute(
     *,
     timeout: int = 900,
     allow_errors: bool = False,
-    cwd: Path | None = None,
     on_cell: Callable[[int, Any, float], None] | None = None,
 ) -> Executed:
     """Run the notebook at ``path`` in a fresh ``python3`` kernel of this environment, from
-    ``cwd`` (default: the notebook's folder), and return it executed.
+    the notebook's folder, and return it executed.
 
     Without ``allow_errors`` the run stops at the first failing cell, as a test does; the
     returned :class:`Executed` then ends with that cell. With it, every cell runs and each
@@ -122,7 +123,7 @@ def execute(
             kernel_name="python3",
             allow_errors=allow_errors,
             record_timing=True,
-            resources={"metadata": {"path": str(cwd or Path(path).parent)}},
+            resources={"metadata": {"path": str(Path(path).parent)}},
             on_cell_start=on_start,
             on_cell_executed=on_executed,
             config=Config({"KernelManager": {"transport": "ipc", "ip": f"{sockets}/kernel"}}),
@@ -140,22 +141,46 @@ def execute(
     return Executed(nb, time.perf_counter() - t0, runs, log)
 
 
+def in_subprocess(
+    notebook: Path,
+    out: Path,
+    *,
+    python: str | Path = sys.executable,
+    env: Mapping[str, str] | None = None,
+    allow_errors: bool = False,
+) -> tuple[dict[str, Any], str, float]:
+    """Run this file as a script (:func:`main`) with ``python``, in the environment ``env``
+    (default: this one), so that the notebook runs in a process of its own: in a bare venv,
+    with variables of its own, or apart from the calling command's jax. Returns the run's
+    summary (:meth:`Executed.summary`; a failed start reads as a failed run), the tail of
+    its standard error and its wall seconds, start included."""
+    t0 = time.perf_counter()
+    flags = ["--allow-errors"] if allow_errors else []
+    # ``-P``: the file's folder is not put on the path (a bare venv has no casebook)
+    proc = subprocess.run(
+        [str(python), "-P", __file__, str(notebook), str(out), *flags],
+        capture_output=True,
+        text=True,
+        env=None if env is None else dict(env),
+        cwd=Path(notebook).parent,
+    )
+    seconds, summary = time.perf_counter() - t0, Path(f"{out}.json")
+    if not summary.exists():
+        return {"passed": False, "seconds": 0.0, "failed_cells": []}, proc.stderr[-4000:], seconds
+    return json.loads(summary.read_text()), proc.stderr[-4000:], seconds
+
+
 def main(argv: list[str]) -> int:
-    """``python executor.py NOTEBOOK OUT [--cwd DIR] [--allow-errors]``: execute NOTEBOOK,
+    """``python executor.py NOTEBOOK OUT [--allow-errors]``: execute NOTEBOOK,
     write it executed to OUT and the run's summary beside it (``OUT.json``); exit 1 if a
     cell failed. Runnable as a plain script, in a venv without ``casebook``."""
     args = list(argv)
     allow = "--allow-errors" in args
     args = [a for a in args if a != "--allow-errors"]
-    cwd = None
-    if "--cwd" in args:
-        at = args.index("--cwd")
-        cwd = Path(args[at + 1])
-        del args[at : at + 2]
     notebook, out = Path(args[0]), Path(args[1])
     import nbformat
 
-    run = execute(notebook, allow_errors=allow, cwd=cwd)
+    run = execute(notebook, allow_errors=allow)
     nbformat.write(run.notebook, out)
     Path(f"{out}.json").write_text(json.dumps(run.summary(), indent=1) + "\n")
     for cell in run.errors:

@@ -16,7 +16,6 @@ import datetime
 import json
 import os
 import platform
-import subprocess
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -46,7 +45,6 @@ def pages(paths: list[str]) -> list[str]:
 def run_page(
     page: str,
     *,
-    timeout: int = 900,
     env: dict[str, str] | None = None,
     allow_errors: bool = False,
 ) -> tuple[dict, str]:
@@ -56,19 +54,13 @@ def run_page(
     ``allow_errors`` every cell runs, so the summary lists each failing one."""
     with storage.owned_tempdir("run") as tmp:
         out = Path(tmp) / Path(page).name
-        flags = ["--allow-errors"] if allow_errors else []
-        proc = subprocess.run(
-            [sys.executable, "-P", executor.__file__, str(ROOT / page), str(out), *flags],
-            cwd=ROOT,
-            capture_output=True,
-            text=True,
-            timeout=timeout,
+        summary, tail, _ = executor.in_subprocess(
+            ROOT / page,
+            out,
             env=None if env is None else {**os.environ, **env},
+            allow_errors=allow_errors,
         )
-        summary_file = Path(f"{out}.json")
-        if not summary_file.exists():  # the executor itself failed
-            return {"passed": False, "seconds": 0.0, "failed_cells": []}, proc.stderr[-3000:]
-        return json.loads(summary_file.read_text()), proc.stderr[-3000:]
+        return summary, tail
 
 
 @contextlib.contextmanager
@@ -93,7 +85,7 @@ def eras_withheld() -> Iterator[dict[str, str]]:
         }
 
 
-def run_pages(paths: list[str], *, timeout: int = 900, without_eras: bool = False) -> dict:
+def run_pages(paths: list[str], *, without_eras: bool = False) -> dict:
     """Run each page and return the record of this machine. ``without_eras`` withholds
     the era stacks (:func:`eras_withheld`) and runs every cell, so the record lists the
     cells that failed; :class:`RunsTable` compares them with the era cells of the page."""
@@ -103,7 +95,7 @@ def run_pages(paths: list[str], *, timeout: int = 900, without_eras: bool = Fals
     with contextlib.ExitStack() as stack:
         env = stack.enter_context(eras_withheld()) if without_eras else None
         for page in pages(paths):
-            summary, tail = run_page(page, timeout=timeout, env=env, allow_errors=without_eras)
+            summary, tail = run_page(page, env=env, allow_errors=without_eras)
             outcomes[page] = {**summary, "commit": page_commit(page), "digest": page_digest(page)}
             failed = len(summary["failed_cells"])
             verdict = "PASS" if summary["passed"] else f"FAIL ({failed} cells)"

@@ -11,8 +11,6 @@ from typing import TypeVar
 
 from casebook.display import PlainText
 
-__all__ = ["shorten"]
-
 _T = TypeVar("_T")
 
 

@@ -19,8 +19,6 @@ from casebook.trace._common import _Listing
 from casebook.trace._drift import DriftReport, type_diff
 from casebook.trace._types import types
 
-__all__ = ["CondCall", "CondCalls", "record_cond_branches"]
-
 
 @dataclass(frozen=True)
 class CondCall:

@@ -19,8 +19,6 @@ from casebook.trace._common import _Listing, _path_text
 from casebook.trace._structure import _first_split, _structure_text
 from casebook.trace._types import jax_type, type_str
 
-__all__ = ["Drift", "DriftReport", "state_drift", "type_diff"]
-
 
 @dataclass(frozen=True)
 class Drift:

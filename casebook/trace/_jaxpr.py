@@ -20,8 +20,6 @@ except ImportError:  # jax before 0.6 (the era stacks) has it only in jax.core
 
 from casebook.display import PlainText
 
-__all__ = ["Excerpt", "count_primitives", "cut", "jaxpr_text", "show_jaxpr"]
-
 _ELISION = "    ..."
 
 

@@ -16,8 +16,6 @@ from jax.tree_util import KeyPath, keystr
 
 from casebook.trace._common import _Listing, _path_text, shorten
 
-__all__ = ["Leaf", "LeafList", "non_array_leaves", "treedef_diff"]
-
 
 @dataclass(frozen=True)
 class Leaf:

@@ -11,8 +11,6 @@ from typing import Any
 
 import jax
 
-__all__ = ["jax_type", "type_str", "types"]
-
 _PYTHON_SCALARS = (bool, int, float, complex)
 
 _typeof = getattr(jax, "typeof", None) or jax.core.get_aval  # type: ignore[attr-defined]  # jax < 0.6

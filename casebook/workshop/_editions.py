@@ -33,8 +33,6 @@ from casebook.tools import colab
 from casebook.workshop import _plain
 from casebook.workshop.plan import pages
 
-__all__ = ["CHECK_TAG", "EXERCISE_TAG", "Edition", "PAGES", "cut"]
-
 PAGES = pages()
 """The pages a workshop uses, in the order of the plan (``book/teach.md``): each case that
 has a ``[workshop]`` block in its ``case.toml``, and the lessons (:func:`plan.pages`)."""

@@ -32,8 +32,6 @@ from urllib.parse import urljoin
 from casebook import storage
 from casebook.project import BOOK_URL, ROOT
 
-__all__ = ["Mismatch", "PlainPage", "as_notebook", "is_myst_notebook", "render_book"]
-
 SOURCES = (
     "_config.yml",
     "_toc.yml",

@@ -30,8 +30,6 @@ from sphinx_tojupyter.builders.jupyter import JupyterBuilder
 from sphinx_tojupyter.writers.jupyter import JupyterWriter
 from sphinx_tojupyter.writers.translate_all import JupyterTranslator
 
-__all__ = ["BUILDER", "GLUED", "setup"]
-
 BUILDER = "casebook-plain"
 
 GLUED = "(the number the cell above prints)"

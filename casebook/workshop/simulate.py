@@ -14,11 +14,10 @@ from __future__ import annotations
 
 import json
 import shutil
-import sys
 from pathlib import Path
 
 from casebook import lock, storage
-from casebook.tools import colabsim, environment
+from casebook.tools import colabsim, environment, executor
 from casebook.workshop import build, timing
 
 __all__ = ["colab", "here"]
@@ -39,10 +38,12 @@ def colab(with_jax: bool = True) -> int:
         notebook = runtime / f"{edition.name}.ipynb"
         shutil.copy(work / "editions" / "student" / notebook.name, notebook)
         env = colabsim.bare_env(py, runtime / "cache")
-        ok, seconds, tail = colabsim.execute(
+        summary, tail, seconds = executor.in_subprocess(
             notebook, runtime / "executed.ipynb", python=py, env=env
         )
-        failed += _report(edition.name, runtime / "executed.ipynb", ok, seconds, tail, pages)
+        failed += _report(
+            edition.name, runtime / "executed.ipynb", summary["passed"], seconds, tail, pages
+        )
         shutil.rmtree(runtime / "venv", ignore_errors=True)
         shutil.rmtree(runtime / "cache", ignore_errors=True)
     kind = "colab-sim" if with_jax else "colab-sim-without-jax"
@@ -57,8 +58,8 @@ def here() -> int:
         for edition in build(Path(tmp)):
             notebook = Path(tmp) / "student" / f"{edition.name}.ipynb"
             executed = Path(tmp) / f"{edition.name}.executed.ipynb"
-            ok, seconds, tail = colabsim.execute(notebook, executed, python=sys.executable)
-            failed += _report(edition.name, executed, ok, seconds, tail, pages)
+            summary, tail, seconds = executor.in_subprocess(notebook, executed)
+            failed += _report(edition.name, executed, summary["passed"], seconds, tail, pages)
     versions = lock.locked_versions(("jax", "jaxlib", "optax", "equinox", "diffrax"))
     print(f"workshop: figures in {timing.record('', pages, versions)}")
     return failed

@@ -1,6 +1,6 @@
 """Timing the student editions, cell by cell: the figures the workshop plan adds up.
 
-:func:`casebook.tools.colabsim.execute` runs an edition top to bottom in a given
+:func:`casebook.tools.executor.in_subprocess` runs an edition top to bottom in a given
 interpreter (this machine's venv, or the Colab simulation's bare one), recording each
 cell's start and end. :func:`summarize` reads the executed notebook: the seconds
 of every code cell, the set-up cell's, the *cold start* (from the start of the first cell
