@@ -53,6 +53,16 @@ def test_an_old_check_is_judged_too(tmp_path):
     assert verdict.miss
 
 
+def test_a_check_that_raises_without_a_message_is_an_alarm():
+    """An exception with no message is an alarm like any other, not an IndexError."""
+
+    def refuses(*args, **kwargs):
+        raise ValueError()
+
+    verdict = corpus.judge(SET_UPS["docs/optax-monitor-docstring"], refuses)
+    assert verdict.alarm == "raised ValueError: "
+
+
 def test_the_command_prints_the_figures(capsys):
     assert corpus.main(["--representative", "-k", "drift/switch"]) == 0
     out = capsys.readouterr().out

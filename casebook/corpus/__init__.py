@@ -182,7 +182,8 @@ def judge(set_up: SetUp, check: Callable[..., Any] | None = None, new_api: bool 
             report = _call_check(check, built, new_api)
             alarm = str(report.problems[0]) if report.problems else None
         except Exception as error:  # a check that refuses a set-up raises an alarm
-            alarm = f"raised {type(error).__name__}: {str(error).splitlines()[0][:120]}"
+            first = (str(error).splitlines() or [""])[0]  # a bare ``raise X()`` has none
+            alarm = f"raised {type(error).__name__}: {first[:120]}"
         seconds = time.perf_counter() - t0
     return Verdict(set_up.name, failure, alarm, seconds)
 
