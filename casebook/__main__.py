@@ -172,6 +172,9 @@ def needs_clone(command: str) -> str:
 def main(argv: list[str]) -> None:
     """Check the Python, then run ``argv[0]`` with the rest (``--gpu`` taken out)."""
     check_python()
+    if argv[:1] and argv[0] in HELP:  # asked for: the usage, on standard output
+        print(__doc__)
+        return
     if not argv or argv[0] not in COMMANDS:
         sys.exit(__doc__)
     if not COMMANDS[argv[0]].installed():

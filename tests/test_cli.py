@@ -55,6 +55,12 @@ def test_unknown_command_prints_the_usage():
     assert "python3 -m casebook" in str(e.value)
 
 
+@pytest.mark.parametrize("flag", cli.HELP)
+def test_help_alone_prints_the_usage_and_succeeds(flag, capsys):
+    cli.main([flag])  # no SystemExit: exit status 0
+    assert capsys.readouterr().out.startswith(cli.__doc__.split("\n")[0])
+
+
 @pytest.mark.parametrize("version", [(3, 11), (3, 10), (2, 7)])
 def test_an_old_python_gets_the_supported_versions_and_how_to_get_one(version):
     message = lock.python_problem(version)
