@@ -12,15 +12,18 @@
   device             print jax's version and devices in .venv (with --gpu: fail without a GPU)
   lock               regenerate requirements.txt and requirements-gpu.txt from pyproject.toml
   latest [--report F]  run the board and the pages on the newest releases; say what differs
-  colab-sim [PAGE ...] run pages as Colab would: a bare venv, casebook from the set-up cell
+  colab-sim [PAGE ...]
+                     run pages as Colab would: a bare venv, casebook from the set-up cell
   sync [--check]     write everything derived from the case folders and the package: each
                      page's card, exercise answers, program blocks, set-up cell and MyST
                      twin; the README and intro tables; the Errors, API and workshop-plan
                      pages (--check: list what is stale, exit 1)
-  check-corpus [...] run check_optimizer over the corpus of real set-ups (see --help)
+  check-corpus [...]
+                     run check_optimizer over the corpus of real set-ups (see --help)
   bench [--suite]    time the book itself: release-run overhead, each page (twice), the
                      spread of every benchmark claim, and (--suite) the test command
-  profile [PAGE ...] run each page once, cell by cell, and print where its time goes (kernel
+  profile [PAGE ...]
+                     run each page once, cell by cell, and print where its time goes (kernel
                      start, imports, era runs, release runs, benchmarks, traces) and the
                      slowest cells
   pool [stop]        list the machine's warm release servers (one per environment, shared
@@ -133,23 +136,14 @@ def usage(command: str) -> str:
     parser of its own."""
     lines = __doc__.splitlines()
     start = next(i for i, line in enumerate(lines) if line.startswith(f"  {command} "))
-    words = lines[start].split()
-    for line in lines[start + 1 :]:  # its description goes on in the deeper-indented lines
+    # the signature, two spaces, then the description, which goes on in the deeper lines
+    signature, _, first = lines[start].strip().partition("  ")
+    words = first.split()
+    for line in lines[start + 1 :]:
         if not line.startswith("   "):
             break
         words += line.split()
-    # the signature: the command, then its placeholders ("[PAGE", "...]", "KEY", "...")
-    n = 1
-    while n < len(words) and (
-        words[n][0] == "["
-        or words[n].endswith("]")
-        or words[n].strip(".").isupper()
-        or words[n] == "..."
-    ):
-        n += 1
-    text = f"usage: python3 -m casebook {' '.join(words[:n])}\n\n" + textwrap.fill(
-        " ".join(words[n:]), 88
-    )
+    text = f"usage: python3 -m casebook {signature}\n\n" + textwrap.fill(" ".join(words), 88)
     gpu = next(line for line in lines if line.startswith("``--gpu``"))
     return f"{text}\n\n{gpu}" if COMMANDS[command].gpu else text
 

@@ -159,8 +159,12 @@ def test_help_prints_the_command_s_usage_and_runs_nothing(name, monkeypatch, cap
     for flag in cli.HELP:
         cli.main([name, flag])
         shown = capsys.readouterr().out
-        assert shown.startswith(f"usage: python3 -m casebook {name}")
-        assert len(shown.split("\n\n")[1]) > 20  # its description
+        signature, description = shown.split("\n\n")[:2]
+        # the command, then only its placeholders: no word of the description
+        command, *placeholders = signature.removeprefix("usage: python3 -m casebook ").split()
+        assert command == name, signature
+        assert all(w[0] == "[" or w[-1] == "]" or w.isupper() for w in placeholders), signature
+        assert len(description) > 20, shown
 
 
 @pytest.mark.parametrize("name", sorted(n for n, c in cli.COMMANDS.items() if c.own_help))
