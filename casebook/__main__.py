@@ -1,10 +1,13 @@
 """The book's commands: ``python3 -m casebook COMMAND [ARGS]``, with Python 3.12 or newer.
 
-  book               set up, then build the HTML with warnings as errors (cached execution,
-                     invalidated when casebook/, the manifest or the lock changes)
-  test [PATH ...]    set up, then ``pytest -n auto --nbmake notebooks/ book/ tests/`` (every
+  book               set up, then build the HTML with warnings as errors (execution cached
+                     page by page, a page run again when anything its run read changed)
+  test [--fresh] [--shard K/N] [PATH ...]
+                     set up, then ``pytest -n auto --nbmake notebooks/ book/ tests/`` (every
                      executed page as a test, plus the unit tests, in parallel; benchmark
-                     cells run alone); PATHs replace the defaults
+                     cells run alone); a page whose inputs are unchanged since its green run
+                     passes from that record (--fresh, or CI=true: prove every page again);
+                     --shard K/N runs the K-th of N balanced parts; PATHs replace the defaults
   setup              create .venv from the hashed lock, install casebook (editable), and
                      fetch the historical wheels; idempotent
   fetch              download, verify and unpack the historical wheels of the manifest, and

@@ -1,7 +1,10 @@
-"""A change to casebook/, the manifest or the lock invalidates the executed-notebook cache."""
+"""A page's record: its green run's outputs in the build's cache and the digest of what
+the run read. Each input invalidates it; nothing else does; the build and the test command
+read the one record."""
 
 from __future__ import annotations
 
+import types
 from pathlib import Path
 
 import pytest
@@ -9,79 +12,148 @@ import pytest
 from casebook.project import ROOT
 from casebook.tools import buildcache
 
+PAGE = "notebooks/01-optax-828-a-page.ipynb"
+
+FILES = {
+    "casebook/__init__.py": "",
+    "casebook/cases/__init__.py": "",
+    "casebook/cases/optax_828/__init__.py": "",
+    "casebook/cases/optax_828/case.toml": "",
+    "casebook/cases/optax_828/era.txt": "",
+    "casebook/cases/optax_828/scripts/fix.py": "print(1)\n",
+    "casebook/cases/optax_969/__init__.py": "",
+    "casebook/cases/optax_969/scripts/fix.py": "print(2)\n",
+    "casebook/bench/__init__.py": "from casebook.bench import _timing\n",
+    "casebook/bench/_timing.py": "def f():\n    from ..releases import program\n",
+    "casebook/releases/__init__.py": "",
+    "casebook/releases/program.py": "CHILD = 'casebook.releases.child'\n",
+    "casebook/releases/child.py": "",
+    "casebook/releases/manifest.toml": "",
+    "casebook/trace/__init__.py": "",
+    "book/measurements/runs/a.json": "{}",
+}
+
 
 @pytest.fixture
 def repo(tmp_path: Path) -> Path:
-    for folder in ("casebook/bench", "casebook/releases", "casebook/cases/optax_828"):
-        (tmp_path / folder).mkdir(parents=True)
-    (tmp_path / "casebook" / "bench" / "__init__.py").write_text("RATIO = 1\n")
-    (tmp_path / "casebook" / "releases" / "manifest.toml").write_text("")
-    (tmp_path / "casebook" / "cases" / "optax_828" / "case.toml").write_text("")
-    (tmp_path / "casebook" / "cases" / "optax_828" / "era.txt").write_text("")
-    (tmp_path / "requirements.txt").write_text("jax==0.12.0.1\n")
-    (tmp_path / "pyproject.toml").write_text("")
+    import nbformat
+
+    for name, text in FILES.items():
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text(text)
+    nb = nbformat.v4.new_notebook()
+    nb.cells = [
+        nbformat.v4.new_markdown_cell("# A page"),
+        nbformat.v4.new_code_cell("from casebook import bench\nprint(6 * 7)"),
+    ]
+    (tmp_path / "notebooks").mkdir()
+    nbformat.write(nb, tmp_path / PAGE)
     return tmp_path
 
 
-def _fill(build: Path) -> None:
-    for name in buildcache.CACHES:
-        (build / name).mkdir(parents=True, exist_ok=True)
-        (build / name / "executed").write_text("old output")
+def _recorded(repo: Path) -> bool:
+    return buildcache.green_record(repo, repo / PAGE) is not None
 
 
-def _cached(build: Path) -> bool:
-    return all((build / name / "executed").exists() for name in buildcache.CACHES)
+def _store(repo: Path) -> None:
+    import nbformat
+
+    assert buildcache.store_executed(repo, repo / PAGE, nbformat.read(repo / PAGE, as_version=4))
 
 
-def test_unchanged_inputs_keep_the_cache(repo):
-    build = repo / "_build"
-    buildcache.invalidate_if_stale(repo)
-    _fill(build)
-    assert buildcache.invalidate_if_stale(repo) is False and _cached(build)
+def test_a_page_imports_what_its_modules_import_and_name():
+    """The closure follows imports inside functions, relative ones and a module named in a
+    string; it leaves out what no page module imports."""
+    files = buildcache.imported_modules(ROOT, "from casebook import cases, releases")
+    names = {p.relative_to(ROOT).as_posix() for p in files}
+    assert {"casebook/releases/_child.py", "casebook/cases/optax_969/__init__.py"} <= names
+    assert not any(n.startswith(("casebook/tools/", "casebook/sync/")) for n in names)
 
 
 @pytest.mark.parametrize(
     "path",
     [
-        "casebook/bench/__init__.py",
-        "casebook/new_module.py",
+        PAGE,  # the page itself, any cell
+        "casebook/bench/__init__.py",  # a module it imports
+        "casebook/releases/child.py",  # ...and one that module names, two imports away
+        "casebook/cases/optax_828/scripts/fix.py",  # its case folder
+        "casebook/cases/optax_969/__init__.py",  # the registry of every case
         "casebook/releases/manifest.toml",
-        "casebook/cases/optax_828/case.toml",
-        "casebook/cases/optax_828/era.txt",
-        "requirements.txt",
-        "pyproject.toml",
+        "book/measurements/runs/a.json",
     ],
 )
-def test_a_changed_input_drops_every_executed_output(repo, path):
+def test_each_input_invalidates_the_record(repo, path):
+    _store(repo)
+    assert _recorded(repo)
+    (repo / path).write_bytes((repo / path).read_bytes() + b"\n")
+    assert not _recorded(repo)
+    assert buildcache.invalidate_if_stale(repo) == [PAGE]
+    assert buildcache.invalidate_if_stale(repo) == []
+
+
+@pytest.mark.parametrize(
+    "path", ["casebook/trace/__init__.py", "casebook/cases/optax_969/scripts/fix.py"]
+)
+def test_what_the_page_does_not_read_keeps_it(repo, path):
+    _store(repo)
+    (repo / path).write_text("changed = True\n")
+    assert _recorded(repo) and buildcache.invalidate_if_stale(repo) == []
+
+
+def test_another_stack_invalidates_the_record(repo, monkeypatch):
+    _store(repo)
+    monkeypatch.setattr(buildcache, "stack", lambda: "3.13.1\njax==0.13.0")
+    assert not _recorded(repo)
+
+
+def test_a_fresh_run_ignores_the_record(repo, monkeypatch):
+    _store(repo)
+    ran = []
+    passed = lambda: ran.append(1) or types.SimpleNamespace(error=None, nb=None)  # noqa: E731
+    monkeypatch.delenv("CI", raising=False)
+    assert buildcache.run_or_take_record(repo, repo / PAGE, passed)[1] is not None
+    for variable, value in [(buildcache.FRESH_ENV, "1"), ("CI", "true")]:
+        monkeypatch.setenv(variable, value)
+        monkeypatch.setattr(buildcache, "store_executed", lambda *a: True)
+        assert buildcache.run_or_take_record(repo, repo / PAGE, passed)[1] is None
+        monkeypatch.delenv(variable)
+    assert len(ran) == 2
+
+
+def test_a_failed_or_interrupted_run_records_nothing(repo, monkeypatch):
+    import nbformat
+
+    nb = nbformat.read(repo / PAGE, as_version=4)
+    failed = lambda: types.SimpleNamespace(error="ZeroDivisionError", nb=nb)  # noqa: E731
+    buildcache.run_or_take_record(repo, repo / PAGE, failed)
+    assert not _recorded(repo)
+
+    def interrupted() -> None:
+        raise KeyboardInterrupt
+
+    with pytest.raises(KeyboardInterrupt):
+        buildcache.run_or_take_record(repo, repo / PAGE, interrupted)
+    assert not _recorded(repo)
+    passed = lambda: types.SimpleNamespace(error=None, nb=nb)  # noqa: E731
+    assert buildcache.run_or_take_record(repo, repo / PAGE, passed)[1] is None
+    assert _recorded(repo)
+
+
+def test_the_build_rereads_every_page_after_a_record_changed(repo):
+    """Sphinx re-reads a page only when its source changes: a page stored anew by the tests
+    drops the parsed pages, so the build shows its new outputs; a build with nothing new
+    keeps them."""
     build = repo / "_build"
-    buildcache.invalidate_if_stale(repo)
-    _fill(build)
-    (repo / path).write_text("RATIO = 2\n")
-    assert buildcache.invalidate_if_stale(repo) is True
-    assert not any((build / name).exists() for name in buildcache.CACHES)
-    _fill(build)
-    assert buildcache.invalidate_if_stale(repo) is False and _cached(build)
-
-
-def test_a_cache_without_a_stamp_is_not_trusted(repo):
-    _fill(repo / "_build")
-    buildcache.invalidate_if_stale(repo)
-    assert not _cached(repo / "_build")
-
-
-def test_the_real_book_inputs_are_the_package_the_manifest_and_the_lock():
-    root = ROOT
-    inputs = {
-        p.relative_to(root).as_posix() for pattern in buildcache.INPUTS for p in root.glob(pattern)
-    }
-    assert {
-        "casebook/tools/buildcache.py",
-        "casebook/releases/manifest.toml",
-        "casebook/cases/optax_828/case.toml",
-        "casebook/cases/optax_828/era.txt",
-        "requirements.txt",
-    } <= inputs
-    assert any(name.startswith("book/measurements/runs/") for name in inputs)
+    _store(repo)
+    buildcache.record_built(repo)
+    for name in buildcache.CACHES[1:]:
+        (build / name).mkdir()
+    assert buildcache.invalidate_if_stale(repo) == []
+    assert all((build / name).exists() for name in buildcache.CACHES[1:])
+    (repo / "casebook" / "bench" / "_timing.py").write_text("RATIO = 2\n")
+    _store(repo)  # the tests ran it again
+    assert buildcache.invalidate_if_stale(repo) == []
+    assert not any((build / name).exists() for name in buildcache.CACHES[1:])
 
 
 def _page(tmp: Path) -> Path:
@@ -123,9 +195,10 @@ def test_a_page_the_tests_ran_is_found_by_the_build(repo, tmp_path):
     nbformat.write(other, second)
     assert buildcache.store_executed(repo, second, other, repo / "_build")
     assert len(cache.list_cache_records()) == 2
-    (repo / "casebook" / "x.py").write_text("changed = True\n")  # an input changes
-    assert buildcache.store_executed(repo, page, executed, repo / "_build")
-    assert len(get_cache(str(repo / "_build" / buildcache.JUPYTER_CACHE)).list_cache_records()) == 1
+    nbformat.write(other, page)  # the page's code changes: its record of the old code goes
+    assert buildcache.store_executed(repo, page, other, repo / "_build")
+    with pytest.raises(KeyError):
+        cache.match_cache_notebook(executed)
 
 
 def test_the_build_runs_the_pages_the_cache_lacks_and_stores_them(repo, tmp_path):
@@ -133,7 +206,7 @@ def test_the_build_runs_the_pages_the_cache_lacks_and_stores_them(repo, tmp_path
     a page already stored is not run again."""
     from casebook.tools import prebuild
 
-    (repo / "notebooks").mkdir()
+    (repo / PAGE).unlink()
     page = _page(repo / "notebooks")
     assert prebuild.missing(repo) == [page]
     (result,) = prebuild.execute_missing(repo, workers=1)

@@ -139,11 +139,10 @@ def test_the_book_command_keeps_the_kernel_s_tcp_warning_out_and_fails_as_its_bu
 def test_the_book_command_builds_dropping_the_kernel_s_tcp_warning(monkeypatch):
     from pathlib import Path
 
-    from casebook.tools import book, buildcache
+    from casebook.tools import book
 
     seen = []
     monkeypatch.setattr(environment, "setup", lambda gpu=False: Path("/venv/bin/python"))
-    monkeypatch.setattr(buildcache, "invalidate_if_stale", lambda root: False)
     monkeypatch.setattr(environment, "sh", lambda cmd, **kw: seen.append((str(cmd[0]), kw)))
     book.build()
     builds = [kw for first, kw in seen if first.endswith("jupyter-book")]

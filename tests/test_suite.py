@@ -82,7 +82,7 @@ def test_the_test_command_says_when_the_browser_tests_skip(monkeypatch, capsys, 
     """Without chromium the test command names what to install, first and last; with it,
     it says nothing of the kind."""
     monkeypatch.setattr(suite.environment, "setup", lambda gpu: "python")
-    monkeypatch.setattr(suite, "run_tests", lambda py, args: print("pytest ran"))
+    monkeypatch.setattr(suite, "run_tests", lambda py, args, env: print("pytest ran"))
     monkeypatch.setattr(suite.shutil, "which", lambda name: found)
     suite.test([])
     lines = capsys.readouterr().out.splitlines()
@@ -91,6 +91,40 @@ def test_the_test_command_says_when_the_browser_tests_skip(monkeypatch, capsys, 
     else:
         assert lines == [suite.NO_BROWSER, "pytest ran", suite.NO_BROWSER]
         assert "apt-get install chromium" in suite.NO_BROWSER
+
+
+def test_the_command_s_options_become_pytest_s():
+    """``--fresh`` is a variable, not a pytest option; a path replaces the suite; any other
+    option joins the whole suite."""
+    args, env = suite.pytest_args(["--fresh", "-k", "sync"])
+    assert args == [*suite.TEST_ARGS, "-k", "sync"] and env == {"CASEBOOK_FRESH": "1"}
+    args, env = suite.pytest_args(["tests/test_suite.py"])
+    assert args == [*suite.PARALLEL, "--nbmake", "tests/test_suite.py"] and env == {}
+
+
+def _collected(args: list[str]) -> list[str]:
+    run = subprocess.run(
+        [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", *args],
+        capture_output=True,
+        text=True,
+        cwd=suite.ROOT,
+        check=True,
+    )
+    return [line for line in run.stdout.splitlines() if "::" in line]
+
+
+def test_the_shards_together_are_exactly_the_collection():
+    """``--shard K/N`` (pytest-split, balanced by ``tests/durations.json``) over pages and
+    test files: each item in exactly one shard."""
+    paths = ["notebooks/", "tests/test_buildcache.py", "tests/test_display.py"]
+    parallel = set(suite.PARALLEL)
+    whole = _collected(["--nbmake", *paths])
+    shards = []
+    for k in (1, 2, 3):
+        args, _ = suite.pytest_args(["--shard", f"{k}/3", *paths])
+        shards.append(_collected([a for a in args if a not in parallel]))
+    assert all(shards) and sorted(sum(shards, [])) == sorted(whole)
+    assert len(set(sum(shards, []))) == len(whole)
 
 
 def test_a_dead_process_s_folders_are_leftovers_whatever_their_kind(tmp_path) -> None:

@@ -83,6 +83,13 @@ it each run compiles again what the runs before it compiled
 (:func:`casebook.releases._server.use_compile_cache`)."""
 
 
+def shared_compile_cache(server: Path) -> Path:
+    """The compilation cache of a warm run on today's jax: the one this process's jax
+    reads (``JAX_COMPILATION_CACHE_DIR``: the test command gives every process of its run
+    one), else the pool's own (:data:`COMPILE_CACHE`)."""
+    return Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or server.parent / COMPILE_CACHE)
+
+
 POOL_LOG_ENV = "CASEBOOK_POOL_LOG"
 """When set, names a file that gets one JSON line per server start (``python``,
 ``preload``, ``seconds``): how the profile command tells server starts from warm runs."""
@@ -384,7 +391,7 @@ def run(
                 directory=directory,
                 timeout=timeout,
                 label=label,
-                compile_cache=server.directory.parent / COMPILE_CACHE if compile_cache else None,
+                compile_cache=shared_compile_cache(server.directory) if compile_cache else None,
             )
         except NotStarted as error:
             gone = f"{error}; see {server.directory / 'server.log'}"

@@ -160,7 +160,7 @@ def use_compile_cache(config: Any, directory: str) -> None:
     jax reports a hit as a compile all the same (its ``backend_compile_duration`` event
     times the read), so counts of compiles do not change; a program that *times* cold
     compiles turns the cache off at its top, before anything compiles
-    (``bench.compile_seconds`` refuses to time with it on)."""
+    (``bench.compile_seconds`` turns it off for itself)."""
     config.update("jax_compilation_cache_dir", directory)
     config.update("jax_persistent_cache_min_compile_time_secs", 0.0)
     warnings.filterwarnings("ignore", message=CACHE_MISREAD)

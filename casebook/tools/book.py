@@ -1,10 +1,10 @@
 """``python3 -m casebook book``: set up, then build the HTML with warnings as errors.
 
-Execution is cached (jupyter-cache); :func:`casebook.tools.buildcache.invalidate_if_stale`
-empties that cache first when ``casebook/``, the manifest or the lock changed, so the book
-never shows the outputs of older code. The pages the cache lacks are then run in parallel
+Execution is cached (jupyter-cache), page by page: a page's record is dropped when anything
+its run read changed (:mod:`casebook.tools.buildcache`), so the book never shows the outputs
+of older code. The pages the cache lacks are then run in parallel
 (:mod:`casebook.tools.prebuild`) and stored, so Jupyter Book, which runs them one after
-the other, finds them all. The one page it executes itself, ``book/how-to-read.md`` (a
+the other, finds them all; what it executes itself is recorded after the build. The one page it executes itself, ``book/how-to-read.md`` (a
 MyST page, which the pre-build does not run), gets a kernel over TCP, and ipykernel's
 warning about that is kept out of the output (:data:`KERNEL_CHATTER`). Standard library
 only.
@@ -15,7 +15,7 @@ from __future__ import annotations
 import time
 
 from casebook.project import ROOT
-from casebook.tools import buildcache, environment
+from casebook.tools import environment
 
 __all__ = ["KERNEL_CHATTER", "build"]
 
@@ -29,8 +29,6 @@ would read it as a security problem. The book's executor uses IPC
 def build(gpu: bool = False) -> None:
     """Build ``_build/html`` from the pages (``--warningiserror --nitpick``)."""
     py = environment.setup(gpu)
-    if buildcache.invalidate_if_stale(ROOT):
-        print("casebook: casebook/, the manifest or the lock changed: executing every page again")
     t0 = time.perf_counter()
     environment.sh([py, "-m", "casebook.tools.prebuild"], cwd=ROOT)  # the pages, in parallel
     environment.sh(
@@ -47,5 +45,6 @@ def build(gpu: bool = False) -> None:
         drop=KERNEL_CHATTER,
         cwd=ROOT,
     )
+    environment.sh([py, "-m", "casebook.tools.prebuild", "--built"], cwd=ROOT)
     index = ROOT / "_build" / "html" / "index.html"
     print(f"casebook: book built in {time.perf_counter() - t0:.0f} s; open {index}")

@@ -8,7 +8,8 @@ alone, :func:`casebook.tools.suite.lock_cells`) and quiet malloc, and stored in 
 (:func:`casebook.tools.buildcache.store_executed`). Jupyter Book then finds every page in
 the cache and executes none; a page that failed here is left out of the cache, so the
 build executes it again and fails on it with its own error. A clean build still executes
-every page: nothing is reused that the inputs' digest does not vouch for.
+every page: nothing is reused that its record's digest of its inputs does not vouch for
+(:mod:`casebook.tools.buildcache`).
 """
 
 from __future__ import annotations
@@ -53,10 +54,11 @@ def _execute(page: Path, root: Path) -> tuple[str, bool, float, str]:
     """Run ``page`` (the one executor) and store its outputs in the build's cache if it
     passed; ``(page, passed, seconds, the failing cell's error)``."""
     suite.lock_cells()
+    digest = buildcache.page_digest(root, page)  # what the run reads, taken before it
     run = executor.execute(page, timeout=TIMEOUT)
     if not run.passed:  # the build runs the page again and reports it
         return page.name, False, run.seconds, run.errors[0].error[-300:]
-    buildcache.store_executed(root, page, run.notebook)
+    buildcache.store_executed(root, page, run.notebook, digest=digest)
     return page.name, True, run.seconds, ""
 
 
@@ -65,10 +67,11 @@ def execute_missing(
 ) -> list[tuple[str, bool, float, str]]:
     """Run every page the cache lacks, ``workers`` at a time, and store each that passes;
     ``(page, passed, seconds, error)`` for each, in the order they finished."""
+    for page in buildcache.invalidate_if_stale(root):  # records of older inputs go first
+        print(f"casebook: {page}: its inputs changed since its record; it runs again")
     pages = missing(root)
     if not pages:
         return []
-    buildcache.invalidate_if_stale(root)  # a cache of older inputs is emptied first
     with storage.owned_tempdir("book") as tmp:
         lock = os.environ.get(suite.LOCK_ENV) or str(Path(tmp) / "book.lock")
         spawn = multiprocessing.get_context("spawn")  # fresh workers: no inherited cache handle
@@ -87,7 +90,11 @@ def _prepare(lock: str) -> None:
 
 def main(argv: list[str]) -> int:
     """``python -m casebook.tools.prebuild``: run the pages the cache lacks; always 0 (the
-    build reports a page that fails)."""
+    build reports a page that fails). With ``--built`` (after the build): record what the
+    build executed itself (:func:`casebook.tools.buildcache.record_built`)."""
+    if argv == ["--built"]:
+        buildcache.record_built(ROOT)
+        return 0
     t0 = time.perf_counter()
     results = execute_missing()
     for name, passed, seconds, error in results:

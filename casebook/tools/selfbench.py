@@ -2,6 +2,10 @@
 
 It prints, on this machine:
 
+* the **calibration**, first and last: a fixed small workload (a fresh interpreter that
+  imports jax and compiles and runs one fixed program, no compilation cache), median of
+  three. Machines of one class differ by up to 2.5x, so every figure is read beside it,
+  as a figure, never an assert; ``--calibration`` prints it alone;
 * the overhead of a release run: the wall time of ``import jax, optax`` on optax 0.1.9,
   cold (a fresh interpreter) and warm (forked from the pool's server), medians of a few;
 * each executed page's time, one page at a time (``pytest --nbmake``), run twice (all
@@ -34,9 +38,43 @@ from casebook.display import Table, format_number
 from casebook.runenv import QUIET_MALLOC
 from casebook.tools import pageruns
 
-__all__ = ["claims_spread", "main", "run_overhead", "suite_seconds"]
+__all__ = ["calibration", "claims_spread", "main", "run_overhead", "suite_seconds"]
 
 OVERHEAD_CODE = "import jax, optax"
+
+CALIBRATION_CODE = """
+import time
+t0 = time.perf_counter()
+import jax, jax.numpy as jnp
+step = jax.jit(jax.grad(lambda w, x: jnp.tanh(jnp.tanh(x @ w) @ w.T).sum()))
+step(jnp.ones((64, 64)), jnp.ones((8, 64))).block_until_ready()
+print(time.perf_counter() - t0)
+"""
+"""The calibration's workload: import jax, compile and run one fixed gradient."""
+
+
+def calibration(samples: int = 3) -> float:
+    """Median seconds of :data:`CALIBRATION_CODE` in a fresh interpreter (this one's),
+    on the CPU, with jax's persistent compilation cache off."""
+    env = {**os.environ, "JAX_PLATFORMS": "cpu", "JAX_ENABLE_COMPILATION_CACHE": "false"}
+    times = [
+        float(
+            subprocess.run(
+                [sys.executable, "-c", CALIBRATION_CODE],
+                env=env,
+                check=True,
+                capture_output=True,
+                text=True,
+            ).stdout
+        )
+        for _ in range(samples)
+    ]
+    return statistics.median(times)
+
+
+def calibration_line() -> str:
+    """The calibration as the bench prints it beside its figures."""
+    return f"calibration: {calibration():.2f} s (fresh interpreter: import jax, compile and run one fixed gradient; median of 3)"
 
 
 def run_overhead(samples: int = 5) -> dict[str, float]:
@@ -109,7 +147,13 @@ def main(argv: list[str]) -> int:
     parser.add_argument("pages", nargs="*", default=list(pageruns.DEFAULT_PAGES))
     parser.add_argument("--runs", type=int, default=2, help="runs of each page (default 2)")
     parser.add_argument("--suite", action="store_true", help="also time the whole test command")
+    parser.add_argument(
+        "--calibration", action="store_true", help="print only the calibration, and exit"
+    )
     args = parser.parse_args(argv)
+    if args.calibration:
+        print(calibration_line())
+        return 0
     from casebook.tools.suite import kept_pool
 
     # With the machine's limit of 16 servers, the pages' 23 environments stopped each
@@ -119,6 +163,7 @@ def main(argv: list[str]) -> int:
 
 
 def _bench(args: argparse.Namespace) -> int:
+    print(calibration_line(), flush=True)
     overhead = run_overhead()
     print("release run, import jax, optax on optax 0.1.9 (median):")
     for name, seconds in overhead.items():
@@ -165,6 +210,7 @@ def _bench(args: argparse.Namespace) -> int:
         print(
             f"\nthe test command after set-up: {seconds:.0f} s ({'passed' if passed else 'FAILED'})"
         )
+    print(calibration_line())
     return 1 if failed else 0
 
 

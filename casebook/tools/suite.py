@@ -27,7 +27,7 @@ from typing import Any
 from casebook import storage
 from casebook.project import ROOT
 from casebook.runenv import POOL_ENV, POOL_IDLE_ENV, POOL_MAX_ENV, QUIET_MALLOC
-from casebook.tools import environment
+from casebook.tools import buildcache, environment
 
 __all__ = [
     "BENCHMARK_TAG",
@@ -138,6 +138,23 @@ before its end are stopped by the next run (:func:`remove_killed_runs`), else th
 after 15 idle minutes."""
 
 
+def compile_cache() -> dict[str, str]:
+    """jax's persistent compilation cache for every process of a test run on today's stack
+    (page kernels, the card's fresh-process programs, exercise checks, the board's
+    triggers, warm release runs): one folder, kept between local runs beside the fetched
+    wheels, each compile stored however short. An XLA program is compiled once, by the
+    first process that needs it. An era's run does not get it
+    (``casebook.releases._runner.READER_CACHE_ENV``); the Colab simulation starts its
+    own processes, cold; ``bench.compile_seconds`` and the bench programs turn it off for
+    what they time."""
+    from casebook.releases._manifest import cache_dir
+
+    return {
+        "JAX_COMPILATION_CACHE_DIR": str(cache_dir() / "compile-cache"),
+        "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS": "0",
+    }
+
+
 @contextlib.contextmanager
 def kept_pool() -> Iterator[None]:
     """A pool of warm servers of its own for a maintainer command that runs pages one after
@@ -166,7 +183,7 @@ def remove_killed_runs() -> list[Path]:
     return storage.remove_leftovers()
 
 
-def run_tests(py: str | Path, args: list[str]) -> None:
+def run_tests(py: str | Path, args: list[str], extra: dict[str, str] | None = None) -> None:
     """``pytest ARGS`` with the suite lock on (benchmark cells time alone while the rest
     runs in parallel) and one pool of warm release servers for the whole run. First it
     removes what killed runs left in the temp folder (:func:`remove_killed_runs`)."""
@@ -183,6 +200,8 @@ def run_tests(py: str | Path, args: list[str]) -> None:
             LOCK_ENV: str(Path(tmp) / "suite.lock"),
             POOL_ENV: str(Path(tmp) / "pool"),
             **SUITE_POOL,
+            **compile_cache(),
+            **(extra or {}),
         }
         environment.sh([py, "-m", "pytest", *args], cwd=ROOT, env=env)
 
@@ -194,16 +213,71 @@ NO_BROWSER = (
 )
 
 
-def test(paths: list[str], gpu: bool = False) -> None:
-    """``python3 -m casebook test [PATH ...]``: set up, then every page and unit test (or
-    ``PATH``s) under pytest, in parallel. Without chromium it says, first and last, that
-    the browser tests skip."""
+DURATIONS = ROOT / "tests" / "durations.json"
+"""Each test's seconds in a full run (pytest-split's format), which ``--shard`` balances the
+shards by; a test it lacks counts as the average. Written from a run's junit report by
+``python -m casebook.tools.suite --durations REPORT``."""
+
+
+def pytest_args(args: list[str]) -> tuple[list[str], dict[str, str]]:
+    """The pytest arguments and the variables of ``python3 -m casebook test ARGS``: the
+    whole suite (:data:`TEST_ARGS`) unless a path is given; ``--fresh`` proves every page
+    again (no records, :mod:`casebook.tools.buildcache`); ``--shard K/N`` runs the K-th of
+    N disjoint parts of what is collected, balanced by :data:`DURATIONS` (pytest-split);
+    any other option goes to pytest."""
+    env = {buildcache.FRESH_ENV: "1"} if "--fresh" in args else {}
+    rest = [a for a in args if a != "--fresh"]
+    if "--shard" in rest:
+        at = rest.index("--shard")
+        k, n = rest[at + 1].split("/")
+        split = ["--splits", n, "--group", k, "--splitting-algorithm", "least_duration"]
+        rest[at : at + 2] = [*split, "--durations-path", str(DURATIONS)]
+    paths = any(Path(a.split("::")[0]).exists() for a in rest if not a.startswith("-"))
+    return ([*PARALLEL, "--nbmake", *rest] if paths else [*TEST_ARGS, *rest]), env
+
+
+def write_durations(report: Path) -> None:
+    """:data:`DURATIONS` from a junit report of a full run (``--junitxml``): each test's
+    node id and seconds, the pages as pytest-split names them."""
+    import json
+    import xml.etree.ElementTree as ET
+
+    seconds: dict[str, float] = {}
+    for case in ET.parse(report).iter("testcase"):
+        path = case.get("classname", "").replace(".", "/")
+        node = case.get("name", "")
+        if path.endswith(("/ipynb", "ipynb")) or node.endswith(".ipynb"):
+            nodeid = f"{path.removesuffix('/ipynb')}.ipynb::{node}"
+        else:
+            nodeid = f"{path}.py::{node}"
+        seconds[nodeid] = round(seconds.get(nodeid, 0.0) + float(case.get("time", 0)), 2)
+    DURATIONS.write_text(json.dumps(dict(sorted(seconds.items())), indent=1) + "\n")
+
+
+NO_BROWSER = (
+    "casebook test: chromium not found, so the browser tests (tests/test_browser.py: the "
+    "first screen of each case page, the search) are skipped; install Debian's chromium "
+    "(`apt-get install chromium`) to run them"
+)
+
+
+def test(args: list[str], gpu: bool = False) -> None:
+    """``python3 -m casebook test [--fresh] [--shard K/N] [PATH ...]``: set up, then every
+    page and unit test (or ``PATH``s) under pytest, in parallel (:func:`pytest_args`).
+    Without chromium it says, first and last, that the browser tests skip."""
     py = environment.setup(gpu)
     browser = shutil.which("chromium") or shutil.which("chromium-browser")
     if not browser:
         print(NO_BROWSER)
+    pytest, env = pytest_args(args)
     try:
-        run_tests(py, [*PARALLEL, "--nbmake", *paths] if paths else TEST_ARGS)
+        run_tests(py, pytest, env)
     finally:
         if not browser:
             print(NO_BROWSER)
+
+
+if __name__ == "__main__":
+    import sys
+
+    write_durations(Path(sys.argv[sys.argv.index("--durations") + 1]))
