@@ -93,8 +93,8 @@ def radam_fix_a(learning_rate=1e-3):
 
 @variant("what stays alive")
 def alive():
-    """After 3 eager steps: the cache's entries, and the ``lambda`` s of ``update_fn`` that
-    are still alive, with what each closes over."""
+    """After 3 eager steps: the cache's new entries and its bound, and the ``lambda`` s of
+    ``update_fn`` that are still alive, with what each closes over."""
     import gc
     import types
 
@@ -119,7 +119,13 @@ def alive():
         for name, cell in zip(f.__code__.co_freevars, f.__closure__)
     }
     entries = cache.cache_info().currsize - start if cache else 0
-    return {"new cache entries": entries, "lambdas alive": len(kept), "first closes over": held}
+    bound = cache.cache_info().maxsize if cache else None  # an LRU: it evicts past this
+    return {
+        "new cache entries": entries,
+        "lambdas alive": len(kept),
+        "first closes over": held,
+        "cache max entries": bound,
+    }
 
 
 @variant("radam")

@@ -1,3 +1,7 @@
+# jax#23690, adapted: the thread's program scans an identity body over two arrays with
+# has_aux=True and pulls back a random cotangent; here the body doubles one array, and the
+# cotangent is ones. The carry (0, 2), the checkpointed scan and the jit around jax.vjp are
+# the thread's.
 import jax, jax.numpy as jnp
 import equinox.internal as eqxi
 
