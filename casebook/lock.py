@@ -82,18 +82,23 @@ def lock_digest(files: list[Path]) -> str:
     return hashlib.sha256(b"".join(f.read_bytes() for f in [*files, PYPROJECT])).hexdigest()
 
 
-def locked_on() -> str:
-    """The date the lock was made, read from its header ('' if it has none)."""
-    for line in REQUIREMENTS.read_text().splitlines()[:5]:
+def locked_on(path: Path | None = None) -> str:
+    """The date the lock was made, read from its header ('' if it has none).
+
+    Args:
+        path: the lock to read; ``None`` for :data:`REQUIREMENTS`, read when called.
+    """
+    for line in (path or REQUIREMENTS).read_text().splitlines()[:5]:
         if line.startswith("# Locked on "):
             return line.removeprefix("# Locked on ").split()[0]
     return ""
 
 
-def locked_pins(path: Path = REQUIREMENTS) -> list[tuple[str, str, str]]:
-    """``(name, version, marker)`` of every pin in a lock; names normalized (PEP 503)."""
+def locked_pins(path: Path | None = None) -> list[tuple[str, str, str]]:
+    """``(name, version, marker)`` of every pin in a lock (``None``: :data:`REQUIREMENTS`,
+    read when called); names normalized (PEP 503)."""
     pins = []
-    for line in path.read_text().splitlines():
+    for line in (path or REQUIREMENTS).read_text().splitlines():
         match = re.match(r"^([A-Za-z0-9_.-]+)==([^\s;\\]+)\s*(?:;\s*([^\\]+?))?\s*\\?$", line)
         if match:
             name = re.sub(r"[-_.]+", "-", match.group(1)).lower()
@@ -101,7 +106,30 @@ def locked_pins(path: Path = REQUIREMENTS) -> list[tuple[str, str, str]]:
     return pins
 
 
-def locked_versions(names: tuple[str, ...] | None = None) -> dict[str, str]:
-    """``{name: version}`` from ``requirements.txt`` (all pins, or just ``names``)."""
-    found = {name: version for name, version, _ in locked_pins()}
+def locked_versions(
+    names: tuple[str, ...] | None = None, path: Path | None = None
+) -> dict[str, str]:
+    """``{name: version}`` pinned by the lock (all pins, or just ``names``).
+
+    This is where a page's "today's releases" come from: :func:`casebook.status.stack.ran_on`
+    reads them into ``Stack.locked``, and a page compares the versions it ran on with those,
+    never with a version written in the page, so moving the lock edits no page.
+
+    Args:
+        names: the packages to read (normalized names: ``"jax"``, ``"optax"``); ``None``
+            for every pin. A name the lock does not pin is left out.
+        path: the lock to read; ``None`` for :data:`REQUIREMENTS` (``requirements.txt``),
+            looked up when called.
+
+    Returns:
+        ``{name: version}``, in the order of ``names`` (or of the lock).
+
+    Examples:
+        >>> import tempfile
+        >>> lock = Path(tempfile.mkdtemp()) / "requirements.txt"
+        >>> _ = lock.write_text("jax==0.13.0\\noptax==0.2.9\\n")
+        >>> locked_versions(("optax", "jax", "diffrax"), path=lock)
+        {'optax': '0.2.9', 'jax': '0.13.0'}
+    """
+    found = {name: version for name, version, _ in locked_pins(path)}
     return found if names is None else {n: found[n] for n in names if n in found}
