@@ -2,8 +2,8 @@
 
 For readers' own projects (``pip install "casebook @ git+<repository>"``):
 
-* :mod:`casebook.check`: :func:`~casebook.check.check_optimizer` finds the book's three
-  families of optimizer bugs (state drift, non-array leaves, callable data) before they crash;
+* :mod:`casebook.check`: :func:`~casebook.check.check_optimizer` finds the book's families
+  of optimizer bugs (``casebook/check/families.toml``) that it can see, before they crash;
 * ``python3 -m casebook explain`` reads a traceback and prints the case that explains it,
   and ``%load_ext casebook`` adds that answer in one line under a matching traceback in
   IPython (:mod:`casebook.explain`).

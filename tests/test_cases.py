@@ -225,9 +225,9 @@ def test_expect_records_what_it_asserted_and_where():
 
 # ------------------------------------------------------------- a copy of the checkout
 
-INPUTS = ("README.md", "_config.yml", "_toc.yml")
-"""The files of the checkout's root that sync reads or writes (with notebooks/, book/ and
-the case folders)."""
+INPUTS = ("README.md", "_config.yml", "_toc.yml", "casebook/check/families.toml")
+"""The files of the checkout that sync reads or writes (with notebooks/, book/ and the case
+folders): the root's, and the families' data."""
 
 
 def _copy(tmp_path: Path) -> Path:
@@ -239,6 +239,7 @@ def _copy(tmp_path: Path) -> Path:
     shutil.copytree(ROOT / "notebooks", root / "notebooks", ignore=skip)
     shutil.copytree(ROOT / "book", root / "book", ignore=skip)
     shutil.copytree(ROOT / "handouts", root / "handouts", ignore=skip)
+    (root / "casebook" / "check").mkdir()
     for file in INPUTS:
         shutil.copy(ROOT / file, root / file)
     return root

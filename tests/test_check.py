@@ -30,7 +30,7 @@ def _families(report: CheckReport) -> set[str]:
     return report.families()
 
 
-# ---------------------------------------------------------------- family 1: state drift
+# ---------------------------------------------------------------- drift: state drift
 
 
 def test_dtype_drift_of_a_state_leaf_is_an_error_with_its_path():
@@ -69,7 +69,7 @@ def test_cond_branches_with_different_dtypes_are_found_before_cond_raises():
     assert report.errors[0].where.endswith("output['flag']")
 
 
-# ------------------------------------------------------- family 2: non-array leaves
+# ------------------------------------------------------- leaf: non-array leaves
 
 
 class Model(eqx.Module):
@@ -97,7 +97,7 @@ def test_non_array_leaf_that_optax_never_reads_is_a_note():
     assert report.ok and [f.severity for f in report] == ["note"]
 
 
-# -------------------------------------------------- family 3: callable hyperparameters
+# -------------------------------------------------- callable: callable hyperparameters
 
 
 class Mask(eqx.Module):
@@ -584,7 +584,7 @@ def test_an_update_without_a_params_argument_is_checked_without_params():
     assert len(check_optimizer(counter, PARAMS, update_params=None).errors) == 1
 
 
-# ----------------------------------------------------- family 4: a state that cannot be donated
+# ----------------------------------------------------- donation: a state that cannot be donated
 
 
 def test_a_donated_state_that_holds_the_params_or_one_array_twice_is_named():

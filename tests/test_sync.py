@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 from test_cases import _copy, _edit, _markdown
 
-from casebook import cases, sync
+from casebook import cases, explain, sync
 from casebook.releases import Asserted
 from casebook.sync import _card
 
@@ -100,6 +100,39 @@ def test_a_wording_dropped_from_the_registry_leaves_its_page_unlisted(copy):
     ]
     assert not cases.unlisted(seen)  # the registry lists it ...
     assert cases.unlisted(seen, cases.load(copy / "casebook" / "cases")) == seen  # ... not now
+
+
+def test_a_family_renamed_in_its_toml_is_renamed_wherever_it_is_named(copy, monkeypatch):
+    """``families.toml`` is the one home of a family's name: renamed there, after ``sync`` the
+    lessons page (its table and heading), the Errors page, the intro, the README, the workshop
+    plan and the lessons' handouts say the new name and never the old; the check's report and
+    ``explain``, which read the toml when they run, say it too."""
+    from casebook.cases import optax_1373
+    from casebook.check import _report, check_optimizer
+    from casebook.explain import _rank
+
+    toml = copy / "casebook" / "check" / "families.toml"
+    old, new = "A callable that is data", "A callable mistaken for a schedule"
+    _edit(toml, f'title = "{old}"', f'title = "{new}"')
+    pages = ["book/lessons.ipynb", "book/lessons.md", "book/errors.md", "book/intro.md"]
+    pages += ["README.md", "book/teach.md", "handouts/pages/lessons.ipynb"]
+    assert {copy / p for p in pages} <= set(sync.stale(copy))
+    sync.sync(copy)
+    for page in pages:
+        text = (copy / page).read_text()
+        assert new in text or new.lower() in text, page
+        assert old not in text and old.lower() not in text, page
+    monkeypatch.setattr(_report, "FAMILIES_FILE", toml)
+    monkeypatch.setattr(_rank, "FAMILIES", cases.read_families(toml))
+    _report._families.cache_clear()
+    try:
+        report = str(check_optimizer(**optax_1373.module_mask()))
+    finally:
+        _report._families.cache_clear()
+    assert f"family 3, {new.lower()}: " in report and old.lower() not in report
+    variant = ROOT / "tests" / "explain_variants" / "callable" / "inject-lion-mask-module.txt"
+    answer = explain.explain(variant.read_text())
+    assert f"the family: family 3, {new.lower()}: " in answer and old.lower() not in answer
 
 
 def test_the_book_s_own_exceptions_are_not_wordings():

@@ -44,7 +44,14 @@ from casebook.cases._base import (
     Trigger,
 )
 from casebook.cases._findings import SIGNATURES as _FINDING_SIGNATURES, TRIGGERS as FINDINGS
-from casebook.cases._signatures import BugFamily, Pattern, Signature, read_families, validate
+from casebook.cases._signatures import (
+    BugFamily,
+    Pattern,
+    Signature,
+    family_words,
+    read_families,
+    validate,
+)
 
 _SPACE = re.compile(r"\s+")
 
@@ -68,10 +75,13 @@ __all__ = [
     "Trigger",
     "board_triggers",
     "family",
+    "family_of",
+    "family_words",
     "get",
     "is_program",
     "load",
     "normalize",
+    "read_families",
     "unlisted",
 ]
 
@@ -134,6 +144,13 @@ def family(key: str) -> BugFamily:
         if f.key == key:
             return f
     raise KeyError(f"no family {key!r}; the registry has {[f.key for f in FAMILIES]}")
+
+
+def family_of(case: Case, families: Iterable[BugFamily] = FAMILIES) -> BugFamily | None:
+    """The family of ``case``: its first signature's, or the one whose ``cases`` lists it
+    (a case that raises nothing has no signature); ``None`` for neither."""
+    key = case.signatures[0].family if case.signatures else None
+    return next((f for f in families if f.key == key or case.key in f.cases), None)
 
 
 def get(key: str, cases: Iterable[Case] = CASES) -> Case:

@@ -16,6 +16,7 @@ Standard library only, like the rest of the registry.
 
 from __future__ import annotations
 
+import re
 import tomllib
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
@@ -27,6 +28,7 @@ __all__ = [
     "BugFamily",
     "Pattern",
     "Signature",
+    "family_words",
     "read_families",
     "signatures",
     "validate",
@@ -51,20 +53,24 @@ class Pattern:
 
 @dataclass(frozen=True)
 class BugFamily:
-    """One family of the lessons page: its patterns, the check's name for it, the
-    ``check_optimizer`` call to run next, and whether only a library frame (or a state
-    hint) makes a match (``library``; false for the drift family, whose wordings the
-    user's own loops print too)."""
+    """One family of the lessons page: its number, name and words, its patterns, the
+    check's name for it (``""``: the check does not see it), the ``check_optimizer`` call
+    to run next, and whether only a library frame (or a state hint) makes a match
+    (``library``; false for the drift family, whose wordings the user's own loops print
+    too). ``cases`` are its cases that raise nothing (no signature names their family)."""
 
     key: str
     number: int
     title: str
     check_family: str
-    anchor: str  # the id of its section of the lessons page, the family's card
+    anchor: str  # the label of its section of the lessons page, the family's card
     check: str
     library: bool
     patterns: tuple[Pattern, ...]
     docname: str = "book/lessons"
+    what: str = ""
+    found: str = ""
+    cases: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -116,9 +122,12 @@ def read_families(path: Path = FAMILIES_FILE) -> tuple[BugFamily, ...]:
             check=row["check"],
             library=row["library"],
             docname=row.get("docname", "book/lessons"),
+            what=row["what"],
+            found=row["found"],
+            cases=tuple(row.get("cases", ())),
             patterns=tuple(
                 Pattern(p["regex"], p["reason"], p["says"], tuple(p.get("frames", ())))
-                for p in row["pattern"]
+                for p in row.get("pattern", ())
             ),
         )
         for row in sorted(data["family"], key=lambda r: r["number"])
@@ -166,3 +175,25 @@ def validate(found: Iterable[Signature], families: Iterable[BugFamily]) -> tuple
                 f"{s.owner}: [[signature]] names family {s.family!r}, not one of {sorted(keys)}"
             )
     return found
+
+
+_WORDS = re.compile(r"\{(family|number|name):([a-z_]+)\}")
+
+
+def family_words(text: str, families: Iterable[BugFamily]) -> str:
+    """``text`` with each ``{family:KEY}`` written ``Family 1, state that changes type``,
+    ``{number:KEY}`` as ``Family 1`` and ``{name:KEY}`` as ``state that changes type``,
+    from ``families`` (the workshop plan's titles and key points name families so)."""
+    by_key = {f.key: f for f in families}
+
+    def one(m: re.Match[str]) -> str:
+        f = by_key.get(m.group(2))
+        if f is None:
+            raise ValueError(f"{m.group(0)} names no family of families.toml: {sorted(by_key)}")
+        return {
+            "family": f"Family {f.number}, {f.title.lower()}",
+            "number": f"Family {f.number}",
+            "name": f.title.lower(),
+        }[m.group(1)]
+
+    return _WORDS.sub(one, text)

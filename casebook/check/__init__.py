@@ -46,9 +46,10 @@ changed) on its own; everything public is imported here:
   :func:`default_grads`;
 * ``_run``: the abstract ``init`` and ``update`` steps, failures turned into findings,
   :data:`MAX_STEPS` and :data:`MAX_EXPLICIT_STEPS`;
-* the families: ``_drift`` (state drift across steps) and ``_branches`` (``lax.cond``
-  branches) for family 1, ``_leaves`` for family 2, ``_callables`` (and ``_calls``,
-  which calls a mask or labels as optax does) for family 3;
+* the families (``families.toml``, by key): ``_drift`` (state drift across steps) and
+  ``_branches`` (``lax.cond`` branches) for ``drift``, ``_leaves`` for ``leaf``,
+  ``_callables`` (and ``_calls``, which calls a mask or labels as optax does) for
+  ``callable``, ``_donation`` for ``donation``;
 * ``_report``: :class:`Finding`, :class:`CheckReport` and :class:`OptimizerCheckError`.
 
 Examples:

@@ -1,4 +1,4 @@
-"""Family 1 of :mod:`casebook.check`: branches of ``lax.cond`` / ``lax.switch`` that disagree.
+"""The ``drift`` family of the check: branches of ``lax.cond`` / ``lax.switch`` that disagree.
 
 Two sources, so that every way of writing a conditional is covered:
 

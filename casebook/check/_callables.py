@@ -1,4 +1,4 @@
-"""Family 3 of :mod:`casebook.check`: callables that optax will call although they are data.
+"""The ``callable`` family of the check: callables that optax will call although they are data.
 
 Two places in optax call a hyperparameter when it is callable:
 

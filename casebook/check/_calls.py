@@ -1,6 +1,6 @@
 """The user's callables called as optax calls them, abstractly, keeping Python values.
 
-Family 3 (:mod:`casebook.check._callables`) judges a mask or a label function by what
+The ``callable`` family (:mod:`casebook.check._callables`) judges a mask or a label function by what
 it returns where optax calls it: :func:`fixed_tree` tells a mask that returns the same
 tree for the step count as for the params (so that ``inject_hyperparams`` calling it as a
 schedule does no harm) and :func:`labels_work` a callable pytree that returns labels for

@@ -113,8 +113,8 @@ def check_optimizer(
         ... )
         >>> print(report)
         check_optimizer: init and 2 update step(s) traced; 1 error(s), 0 warning(s)
-          ERROR   state drift: state[0].mu['w']: step 1: dtype bf16[3] -> f32[3] (...)
-          the state drift family, its cases and fixes: https://.../book/lessons.html#family-1-...
+          ERROR   family 1, ...: state[0].mu['w']: step 1: dtype bf16[3] -> f32[3] (...)
+          family 1, ...: its cases and fixes: https://.../book/lessons.html#family-drift
         >>> report.ok, report.families(), report.errors[0].where
         (False, {'state drift'}, "state[0].mu['w']")
 
@@ -124,7 +124,7 @@ def check_optimizer(
         Traceback (most recent call last):
             ...
         casebook.check._report.OptimizerCheckError: check_optimizer: init and 1 update step(s) traced; 1 error(s), 0 warning(s)
-          ERROR   state drift: state.measurements: step 1: structure {} -> {'n': *} (...)
+          ERROR   family 1, ...: state.measurements: step 1: structure {} -> {'n': *} (...)
     """
     how = validate(optimizer, steps, update_kwargs, update_params, strict, donate_state)
     dtype = checked_dtype(grads, grads_dtype)

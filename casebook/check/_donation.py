@@ -1,4 +1,4 @@
-"""Family 4 of :mod:`casebook.check`: an ``init`` state that cannot be donated.
+"""The ``donation`` family of the check: an ``init`` state that cannot be donated.
 
 A training step jitted with ``donate_argnums`` over the optimizer state hands the state's
 buffers to XLA. When ``init`` returns the params' own arrays inside the state (prodigy's

@@ -1,4 +1,4 @@
-"""Family 1 of :mod:`casebook.check`: a state whose types change across ``update`` steps.
+"""The ``drift`` family of the check: a state whose types change across ``update`` steps.
 
 A state leaf whose dtype, shape or weak type changes, or a state whose tree structure
 changes, cannot be carried through ``lax.scan`` or ``lax.cond`` or restored from a

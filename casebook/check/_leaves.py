@@ -1,4 +1,4 @@
-"""Family 2 of :mod:`casebook.check`: leaves that optax touches although it should not.
+"""The ``leaf`` family of the check: leaves that optax touches although it should not.
 
 Two ways a tree that is fine for the user's model breaks optax (cases 3 and 5):
 

@@ -25,24 +25,35 @@ Family = Literal[
 Severity = Literal["error", "warning", "note"]
 
 
+FAMILIES_FILE = Path(__file__).resolve().parent / "families.toml"
+"""The families' one home (their numbers, names and sections), read by the registry and
+``explain`` too. A :class:`Finding`'s ``family`` is the key the toml calls ``check_family``;
+the report names the family by its number and title."""
+
+
 @functools.cache
-def _anchors() -> dict[str, str]:
-    """Each family's section of the lessons page, from ``families.toml`` (the families'
-    one home, read by the registry and ``explain`` too)."""
-    with open(Path(__file__).resolve().parent / "families.toml", "rb") as f:
+def _families() -> dict[str, dict[str, Any]]:
+    """Each family the check sees, by its ``check_family``: its row of ``families.toml``."""
+    with open(FAMILIES_FILE, "rb") as f:
         rows = tomllib.load(f)["family"]
-    return {
-        row["check_family"]: f"{row.get('docname', 'book/lessons')}.html#{row['anchor']}"
-        for row in rows
-    }
+    return {row["check_family"]: row for row in rows if row["check_family"]}
+
+
+def family_name(family: str) -> str:
+    """How the report names ``family`` (``"state drift"``): ``"family 1, state that changes
+    type"``, from ``families.toml``; a name the toml does not have (``"crash"``) as it is."""
+    row = _families().get(family)
+    return f"family {row['number']}, {row['title'].lower()}" if row else family
 
 
 def family_page(family: str) -> str:
     """The published section of the lessons page on ``family`` (``"state drift"``), where
-    the family's cases, findings and fixes are (a family the check's survey found: its
-    finding on ``book/check-findings``); ``""`` for a family no page has (``"crash"``)."""
-    page = _anchors().get(family)
-    return f"{BOOK_URL}{page}" if page else ""
+    the family's cases, findings and fixes are; ``""`` for a family no page has
+    (``"crash"``)."""
+    row = _families().get(family)
+    if not row:
+        return ""
+    return f"{BOOK_URL}{row.get('docname', 'book/lessons')}.html#{row['anchor']}"
 
 
 class OptimizerCheckError(ValueError):
@@ -61,7 +72,8 @@ class Finding:
 
     def __str__(self) -> str:
         why = f" ({self.why})" if self.why else ""
-        return f"{self.severity.upper():7} {self.family}: {self.where}: {self.what}{why}"
+        name = family_name(self.family)
+        return f"{self.severity.upper():7} {name}: {self.where}: {self.what}{why}"
 
 
 class CheckReport(PlainText, list[Finding]):
@@ -100,15 +112,15 @@ class CheckReport(PlainText, list[Finding]):
         )
         if not self:
             return head + "; nothing found"
-        pages = [(f, family_page(f)) for f in sorted(self.families())]
-        links = [f"  the {f} family, its cases and fixes: {url}" for f, url in pages if url]
+        pages = sorted((family_name(f), family_page(f)) for f in self.families())
+        links = [f"  {name}: its cases and fixes: {url}" for name, url in pages if url]
         return "\n".join([head] + [f"  {f}" for f in self] + links)
 
     def table(self) -> Table:
         """The findings as a :class:`~casebook.display.Table`, one row each."""
         return Table(
             ("severity", "family", "where", "what", "why"),
-            tuple((f.severity, f.family, f.where, f.what, f.why) for f in self),
+            tuple((f.severity, family_name(f.family), f.where, f.what, f.why) for f in self),
         )
 
     def _repr_html_(self) -> str:

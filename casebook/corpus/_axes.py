@@ -26,7 +26,7 @@ donated``, ``Attempt to donate the same buffer twice``); copying the state once
 (``jax.tree.map(jnp.copy, opt.init(params))``) avoids it. An independent test (does a
 leaf of ``init``'s state share its array with the params or with another leaf?) names the
 same 12 of the 137 set-ups: no false alarm, no miss. Written up as finding 10 of
-``book/check-findings`` (family 4 of ``families.toml``); ``check_optimizer(...,
+``book/check-findings`` (the ``donation`` family of ``families.toml``); ``check_optimizer(...,
 donate_state=True)`` finds it from the jaxpr of ``init`` (an output that is an input, or
 one output twice), on the same 12.
 """

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import textwrap
 
-from casebook.cases import SIGNATURES, Case, Message, get
+from casebook.cases import SIGNATURES, BugFamily, Case, Message, get
 from casebook.explain._rank import Candidate, Ranking
 from casebook.project import BOOK_URL
 
@@ -76,6 +76,11 @@ def _next(c: Candidate) -> list[str]:
     ]
 
 
+def _named(family: BugFamily) -> str:
+    """The family by its number and name (``families.toml``), and its section's address."""
+    return f"family {family.number}, {family.title.lower()}: {url(family.docname, family.anchor)}"
+
+
 def _variant(c: Candidate, r: Ranking) -> list[str]:
     """The card of a variant: its owner, why, how it differs, the check."""
     sig, family = c.signature, c.family
@@ -91,7 +96,7 @@ def _variant(c: Candidate, r: Ranking) -> list[str]:
             f"  the family: {url(family.docname, family.anchor)}",
             *_next(c),
         ]
-    family_line = f"  the family: {url(family.docname, family.anchor)}"
+    family_line = f"  the family: {_named(family)}"
     yours = f"{r.traceback.exc_type}: {r.traceback.message.splitlines()[0]}"[:160]
     if c.case is not None and c.message is not None:  # the case's wording, and its signature
         lines = [card(c.case, c.message), *_why(c)]

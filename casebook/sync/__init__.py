@@ -10,6 +10,9 @@ them, and from the package's other single sources:
   then each page's MyST twin (``.md``);
 * the case tables of ``README.md`` and ``book/intro.md``, and the Colab links of
   ``book/teach.md``;
+* from ``casebook/check/families.toml``, the families table of the lessons page, of
+  ``book/intro.md`` and ``README.md``, and the lessons page's family headings
+  (:mod:`casebook.sync._families`);
 * the Errors page (``book/errors.md``), grouped by case, from the messages;
 * the API page (``book/api.md``), from the packages' ``__all__``;
 * the workshop plan in ``book/teach.md``, a block per case (its ``[workshop]`` table),
@@ -35,7 +38,7 @@ import sys
 from collections.abc import Iterable
 from pathlib import Path
 
-from casebook.cases import CASES, Case, load
+from casebook.cases import CASES, FAMILIES, BugFamily, Case, load, read_families
 from casebook.project import ROOT
 
 __all__ = ["COMMAND", "expected", "main", "stale", "sync"]
@@ -47,9 +50,14 @@ def _cases(root: Path) -> tuple[Case, ...]:
     return CASES if Path(root).resolve() == ROOT.resolve() else load(root / "casebook" / "cases")
 
 
-def _page(path: Path, root: Path, cases: Iterable[Case]) -> str:
+def _families_of(root: Path) -> tuple[BugFamily, ...]:
+    path = Path(root) / "casebook" / "check" / "families.toml"
+    return FAMILIES if Path(root).resolve() == ROOT.resolve() else read_families(path)
+
+
+def _page(path: Path, root: Path, cases: Iterable[Case], families: Iterable[BugFamily]) -> str:
     """A page's notebook text as sync writes it."""
-    from casebook.sync import _blocks, _card
+    from casebook.sync import _blocks, _card, _families
     from casebook.tools import colab, pairs
 
     nb = json.loads(path.read_text())
@@ -60,7 +68,7 @@ def _page(path: Path, root: Path, cases: Iterable[Case]) -> str:
             del cell["metadata"]["tags"]
         if cell["cell_type"] == "markdown":
             text = "".join(cell["source"])
-            new = _blocks.rewrite(text)
+            new = _families.rewrite(_blocks.rewrite(text), families, cases)
             if new != text:
                 cell["source"] = new.splitlines(keepends=True)
     docname = path.relative_to(root).with_suffix("").as_posix()
@@ -74,15 +82,15 @@ def _page(path: Path, root: Path, cases: Iterable[Case]) -> str:
 def expected(root: Path = ROOT) -> dict[Path, str]:
     """Every generated file under ``root`` and the text it must hold."""
     from casebook import workshop
-    from casebook.sync import _tables, apipage, errorspage
+    from casebook.sync import _families, _tables, apipage, errorspage
     from casebook.tools import colab, pairs
     from casebook.workshop import launch, plan
 
     root = Path(root)
-    cases = _cases(root)
+    cases, families = _cases(root), _families_of(root)
     out: dict[Path, str] = {}
     for page in colab.pages(root):
-        text = _page(page, root, cases)
+        text = _page(page, root, cases, families)
         out[page] = text
         out[pairs.twin(page)] = pairs.myst(text)
     config = root / "_config.yml"
@@ -90,9 +98,10 @@ def expected(root: Path = ROOT) -> dict[Path, str]:
     for file in _tables.FILES:
         text = out.get(root / file) or (root / file).read_text()
         if file == "book/teach.md":
-            text = plan.rewritten(text, cases)
-        out[root / file] = _tables.rewritten(text, file, cases, repository=repository)
-    out[root / "book" / "errors.md"] = errorspage.page_text(cases)
+            text = plan.rewritten(text, cases, families)
+        text = _tables.rewritten(text, file, cases, repository=repository)
+        out[root / file] = _families.rewrite(text, families, cases, book=file != "README.md")
+    out[root / "book" / "errors.md"] = errorspage.page_text(cases, families)
     out[root / "book" / "api.md"] = apipage.page_text()
     out.update(workshop.handouts(root, out, plan.pages(cases)))  # cut from the pages above
     out.update(launch.notebooks(root, out))  # what the launch buttons open: the same render

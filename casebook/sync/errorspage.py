@@ -16,7 +16,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
-from casebook.cases import CASES, FAMILIES, SIGNATURES, BugFamily, Case, Message
+from casebook.cases import CASES, FAMILIES, SIGNATURES, BugFamily, Case, Message, family_of
 from casebook.project import ROOT
 
 __all__ = ["PAGE", "page_text"]
@@ -34,7 +34,7 @@ section that produces and asserts it, and to the case's card, whose first screen
 to do. From a terminal, `python3 -m casebook explain` reads a whole traceback and prints the
 same answer; in IPython or Jupyter, `%load_ext casebook` adds it under a matching traceback.
 
-The messages are grouped by the three families of {doc}`lessons`. Each group opens with
+The messages are grouped by the families of {doc}`lessons`. Each group opens with
 what the family's messages look like, in words: `explain` matches those patterns (with the
 frames of your traceback and the names in your optimizer's state) when your wording is not
 below word for word, and answers with the family's case or finding, why it matched and the
@@ -103,11 +103,6 @@ def _case(case: Case) -> str:
     return "\n".join(head) + "\n".join(_group(case, same) for same in _groups(case))
 
 
-def _family_of(case: Case) -> str:
-    """The key of the case's family (its first signature's), or ``""``."""
-    return case.signatures[0].family if case.signatures else ""
-
-
 def _page_of(family: BugFamily) -> str:
     """The family's page, in words: the lessons page, or the findings page for a family
     the check found."""
@@ -117,11 +112,13 @@ def _page_of(family: BugFamily) -> str:
 def _family(family: BugFamily, cases: list[Case]) -> str:
     """One family's group: its patterns in words, its findings, then its cases."""
     findings = [s for s in SIGNATURES if s.family == family.key and s.owner.startswith("finding-")]
-    lines = [
-        f"## Family {family.number}: {family.title.lower()}",
-        "",
-        f"[The family on {_page_of(family)}]({family.docname.split('/')[-1]}.ipynb). Its "
-        "messages, in words (what `explain` matches a wording of yours by):",
+    lines = [f"## Family {family.number}: {family.title.lower()}", ""]
+    link = f"[The family on {_page_of(family)}]({family.docname.split('/')[-1]}.ipynb)"
+    if not family.patterns:  # a family that raises nothing (a leak)
+        found = f"{link}. It raises no error, so no message of it is below; it is found by"
+        return "\n".join([*lines, f"{found} {family.found}.", ""])
+    lines += [
+        f"{link}. Its messages, in words (what `explain` matches a wording of yours by):",
         "",
         *[f"- {p.says}." for p in family.patterns],
         "",
@@ -136,12 +133,11 @@ def _family(family: BugFamily, cases: list[Case]) -> str:
     return "\n".join(lines) + "\n" + "\n".join(_case(c) for c in cases)
 
 
-def page_text(cases: Iterable[Case] = CASES) -> str:
+def page_text(cases: Iterable[Case] = CASES, families: Iterable[BugFamily] = FAMILIES) -> str:
     """The whole page, as :func:`main` writes it."""
-    cases = [c for c in cases if c.messages]
-    sections = [_family(f, [c for c in cases if _family_of(c) == f.key]) for f in FAMILIES]
-    known = {f.key for f in FAMILIES}
-    other = [c for c in cases if _family_of(c) not in known]
+    cases, families = [c for c in cases if c.messages], tuple(families)
+    sections = [_family(f, [c for c in cases if family_of(c, families) == f]) for f in families]
+    other = [c for c in cases if family_of(c, families) is None]
     if other:
         sections.append("## Other messages\n\n" + "\n".join(_case(c) for c in other))
     return _INTRO + "\n" + "\n".join(s.rstrip() + "\n" for s in sections).rstrip() + "\n"

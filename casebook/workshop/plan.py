@@ -25,7 +25,7 @@ import re
 from collections.abc import Iterable, Mapping
 from pathlib import Path
 
-from casebook.cases import CASES, Case
+from casebook.cases import CASES, FAMILIES, BugFamily, Case, family_words
 from casebook.project import ROOT
 from casebook.workshop.timing import load
 
@@ -98,8 +98,11 @@ FIXED = (
         "lessons",
         {},
         ("How do I find these bugs in my own optimizer and model?",),
-        ("Run `check_optimizer` on the five set-ups, then on your own.",),
-        ("The check traces `init` and two updates and reports state drift and non-array leaves.",),
+        ("Run `check_optimizer` on the cases' set-ups, then on your own.",),
+        (
+            "The check traces `init` and two updates and names each finding's family, by its "
+            "number and name.",
+        ),
         fixed_minutes=15,
         session=2,
         slot=3,
@@ -227,8 +230,14 @@ def _ref(label: str) -> str:
     return f"{{ref}}`{label}`"
 
 
-def render(data: Mapping[str, dict] | None = None, cases: Iterable[Case] = CASES) -> str:
-    """The plan's Markdown: one table per session, each block's arithmetic, the slack."""
+def render(
+    data: Mapping[str, dict] | None = None,
+    cases: Iterable[Case] = CASES,
+    families: Iterable[BugFamily] = FAMILIES,
+) -> str:
+    """The plan's Markdown: one table per session, each block's arithmetic, the slack; a
+    block's ``{family:KEY}`` (and ``{number:KEY}``, ``{name:KEY}``) in the families' words
+    (:func:`casebook.cases.family_words`)."""
     data = load() if data is None else data
     cases = tuple(cases)
     all_rows = rows(data, cases)
@@ -271,7 +280,7 @@ def render(data: Mapping[str, dict] | None = None, cases: Iterable[Case] = CASES
     ]
     out += _episodes(all_rows)
     out += [END]
-    return "\n".join(out)
+    return family_words("\n".join(out), families)
 
 
 def _episodes(all_rows: list[dict]) -> list[str]:
@@ -308,10 +317,12 @@ def _episodes(all_rows: list[dict]) -> list[str]:
     return out
 
 
-def rewritten(text: str, cases: Iterable[Case] = CASES) -> str:
+def rewritten(
+    text: str, cases: Iterable[Case] = CASES, families: Iterable[BugFamily] = FAMILIES
+) -> str:
     """``book/teach.md``'s text with the plan between its markers rendered anew."""
     pattern = re.compile(r"<!-- plan: start\b.*?" + re.escape(END), re.S)
     if not pattern.search(text):
         raise ValueError(f"{TEACH}: no plan markers ({START} ... {END})")
-    plan = render(cases=cases)
+    plan = render(cases=cases, families=families)
     return pattern.sub(lambda _: plan, text)

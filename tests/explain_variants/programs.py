@@ -40,7 +40,7 @@ _MLP = "model = eqx.nn.MLP(2, 1, 4, 1, activation={act}, key=jax.random.key(0))\
 
 #: name -> (family, owner, program). family: "drift", "leaf", "callable" or "unrelated".
 VARIANTS: dict[str, tuple[str, str, str]] = {
-    # --- family 1: state that changes type -------------------------------------------------
+    # --- the drift family -------------------------------------------------
     "dog-scan": (
         "drift",
         "finding-2",
@@ -209,7 +209,7 @@ import jax, jax.numpy as jnp
 jax.lax.while_loop(lambda c: c < 3, lambda c: c + 0.5, jnp.int32(0))
 """,
     ),
-    # --- family 2: non-array leaves reaching optax -----------------------------------------
+    # --- the leaf family -----------------------------------------
     "adam-init-lambda": (
         "leaf",
         "diffrax-521",
@@ -355,7 +355,7 @@ state = opt.init(eqx.filter(net, eqx.is_array))
 jax.jit(opt.update)(eqx.filter(net, eqx.is_array), state, net)
 """,
     ),
-    # --- family 3: a callable that is data ----------------------------------------------------
+    # --- the callable family ----------------------------------------------------
     "inject-lion-mask-module": (
         "callable",
         "optax-1373",
@@ -537,7 +537,7 @@ layer(jnp.ones(4))
 }
 VARIANTS.update(HELD_OUT)
 
-# --- family 4: an optimizer state that cannot be donated (check-findings §10) ---------------
+# --- the donation family (check-findings §10) ---------------
 _DONATE = """
 params, grads = {"w": jnp.ones((3, 3))}, {"w": jnp.full((3, 3), 0.5)}
 def train_step(params, opt_state, grads):
