@@ -312,6 +312,18 @@ def test_a_magic_line_is_a_label_on_the_web(site, case):
     assert 'class="casebook-ran-on"' in page
 
 
+@pytest.mark.parametrize("case", cases.CASES, ids=lambda c: c.key)
+def test_a_link_preview_shows_the_card_s_first_sentence(site, case):
+    """``og:description`` (what a chat or social link preview shows) is the card's title,
+    lead and message, not an imports cell or the stack line."""
+    page = (site / (case.docname + ".html")).read_text()
+    previews = re.findall(r'<meta property="og:description" content="([^"]*)"', page)
+    card = case.card
+    assert len(previews) == 1 and html.unescape(previews[0]).startswith(
+        f"{card['title']}. {card['lead']}".replace("`", "")[:100]
+    ), previews
+
+
 def test_the_teach_page_links_the_handouts_the_site_holds(site):
     """A teacher gets the editions from the site: teach.html links a student zip and a
     teacher zip, and both are there, holding every workshop page's edition (the student
@@ -322,8 +334,9 @@ def test_the_teach_page_links_the_handouts_the_site_holds(site):
 
     teach = (site / "book" / "teach.html").read_text()
     names = {f"{Path(p).name}.ipynb" for p in workshop.PAGES}
+    first_screen = teach[: teach.index('id="who-it-is-for"')]  # above the first section
     for kind in ("student", "teacher"):
-        assert f'href="../handouts/{kind}.zip"' in teach, kind
+        assert f'href="../handouts/{kind}.zip"' in first_screen, kind
         with zipfile.ZipFile(site / "handouts" / f"{kind}.zip") as z:
             assert {Path(n).name for n in z.namelist()} == names, kind
             if kind == "teacher":

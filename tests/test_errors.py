@@ -47,6 +47,21 @@ def test_the_errors_page_holds_every_message_verbatim():
         assert message.text in page
 
 
+def test_each_heading_shows_its_message_verbatim():
+    """A heading is a code span: Markdown would read ``Net.__call__()`` as bold and drop
+    ``<locals>`` and ``<lambda>`` as tags."""
+    import re
+
+    headings = [h for h in errorspage.PAGE.read_text().splitlines() if h.startswith("#### ")]
+    spans = [re.fullmatch(r"#### (`+) ?(.+?) ?\1(?: \(today\))?", h) for h in headings]
+    assert headings and all(spans), [h for h, s in zip(headings, spans) if not s]
+    firsts = {f"{m.exc_type}: {m.text.splitlines()[0]}" for c in cases.CASES for m in c.messages}
+    for span in spans:
+        shown = span[2].removesuffix("...")
+        assert any(first.startswith(shown) for first in firsts), shown
+    assert any("<locals>" in span[2] for span in spans)
+
+
 @pytest.mark.parametrize("cm", MESSAGES, ids=_id)
 def test_each_message_is_what_its_stack_prints(cm):
     _, message = cm

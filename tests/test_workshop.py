@@ -213,7 +213,8 @@ def _solution_prose(page: str) -> list[str]:
 
 @pytest.mark.parametrize("page", PAGES)
 def test_a_solution_s_prose_is_the_teacher_s_only(page):
-    """A solution's words (its prose as well as its code) are kept from the student."""
+    """A solution's words and its code (solution and check cells) are kept from the
+    student: a solution cell copied after its empty answer cell goes red."""
     student, teacher = (
         " ".join(" ".join(_cells(edition, "markdown")).split())
         for edition in (editions()[page].student, editions()[page].teacher)
@@ -221,6 +222,12 @@ def test_a_solution_s_prose_is_the_teacher_s_only(page):
     for run in _solution_prose(page):
         assert run in teacher, run
         assert run not in student, f"the student edition shows a solution's words: {run!r}"
+    code = [" ".join(c.split()) for c in _cells(editions()[page].student, "code")]
+    for block in _solutions(page):
+        for cell in block:
+            solution = " ".join("".join(cell["source"]).split())
+            shown = [c for c in code if solution and solution in c]
+            assert not shown, f"the student edition holds a solution's code: {solution[:80]!r}"
 
 
 @pytest.mark.parametrize("page", PAGES)

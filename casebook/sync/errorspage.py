@@ -14,6 +14,7 @@ that it prints the text the page shows, and that the page is in sync.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterable
 
 from casebook.cases import CASES, FAMILIES, SIGNATURES, BugFamily, Case, Message, family_of
@@ -53,6 +54,14 @@ def _stack(stack: str) -> str:
     return f"`{stack}` on today's jax"
 
 
+def _code(text: str) -> str:
+    """``text`` as a Markdown code span, shown verbatim whatever it holds (``__call__``,
+    ``<locals>``, a backtick): fenced by one backtick more than its longest run."""
+    ticks = 1 + max((len(part) for part in re.findall(r"`+", text)), default=0)
+    pad = " " if text.startswith("`") or text.endswith("`") or ticks > 1 else ""
+    return f"{'`' * ticks}{pad}{text}{pad}{'`' * ticks}"
+
+
 def _group(case: Case, same: list[Message]) -> str:
     """One wording, shown once, with every release and call that prints it."""
     first = same[0]
@@ -66,7 +75,7 @@ def _group(case: Case, same: list[Message]) -> str:
     ]
     return "\n".join(
         [
-            f"#### {first.exc_type}: {short}{today}",
+            f"#### {_code(f'{first.exc_type}: {short}')}{today}",
             "",
             "```text",
             f"{first.exc_type}: {first.text}",
