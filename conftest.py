@@ -73,6 +73,9 @@ class _FromRecord:
                 item.nodeid, item.location, {}, "passed", None, when, user_properties=properties
             )
             item.ihook.pytest_runtest_logreport(report=report)
+        # what the last test that ran set up and the next one does not share is torn down,
+        # as pytest's own tear-down of this item would (a module's fixtures, at its end)
+        item.session._setupstate.teardown_exact(nextitem)
         item.ihook.pytest_runtest_logfinish(nodeid=item.nodeid, location=item.location)
         return True
 

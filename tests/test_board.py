@@ -74,6 +74,7 @@ def test_the_rows_found_by_the_book_s_check_are_marked(current):
         "SM3 scalar",
         "apply_if_finite dtype",
         "donated init state",
+        "line search value dtype",
     }
     assert all(r.trigger.case == "book/check-findings" for r in found)
     assert str(current).count("[found by the book's check]") == len(found)
@@ -86,6 +87,7 @@ def test_the_found_triggers_report_fixed_when_the_bug_is_avoided():
     dtype = BY_KEY["inject dtype"]
     masks = BY_KEY["lars/muon masks"]
     donated = BY_KEY["donated init state"]
+    searched = BY_KEY["line search value dtype"]
     avoided = [
         replace(
             dtype,
@@ -106,8 +108,15 @@ def test_the_found_triggers_report_fixed_when_the_bug_is_avoided():
                 "opt.init(params)", "jax.tree.map(jnp.copy, opt.init(params))"
             ),
         ),
+        replace(  # jax.value_and_grad instead of the stored value and grad
+            searched,
+            code=searched.code.replace(
+                "optax.value_and_grad_from_state(loss)(params, state=lbfgs.init(params))",
+                "jax.value_and_grad(loss)(params)",
+            ).replace("store_grad=True", "store_grad=False"),
+        ),
     ]
-    assert [r.status for r in board.run_board(avoided)] == ["fixed", "fixed", "fixed"]
+    assert [r.status for r in board.run_board(avoided)] == ["fixed"] * 4
 
 
 def test_the_board_fails_on_a_changed_row_and_names_it():

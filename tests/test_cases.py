@@ -139,6 +139,7 @@ def test_the_board_is_built_from_the_registry():
         "SM3 scalar",
         "apply_if_finite dtype",
         "donated init state",
+        "line search value dtype",
     ]
     assert len(set(keys)) == len(keys)
     assert all(t.recorded in cases.STATUSES for t in board.BOARD)

@@ -682,14 +682,24 @@ CACHE_HITS = (
 )
 
 
-def test_warm_runs_share_the_pool_s_compilation_cache(own_pool):
-    """A compile of one run is read from the pool's cache by the next, on today's jax with a
-    release first on the path or not; a cold run neither reads nor writes it."""
+@pytest.mark.parametrize("suite_cache", [False, True], ids=["pool's own", "the test run's"])
+def test_warm_runs_share_the_pool_s_compilation_cache(own_pool, monkeypatch, tmp_path, suite_cache):
+    """A compile of one run is read from the cache by the next, on today's jax with a
+    release first on the path or not: the pool's own cache, or, where the test command
+    names one for every process of its run, that one. Without it, a cold run neither reads
+    nor writes the pool's."""
+    for name in ("JAX_COMPILATION_CACHE_DIR", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"):
+        monkeypatch.delenv(name, raising=False)
     cache = own_pool / pool.COMPILE_CACHE
-    assert r.run(CACHE_HITS, env={"COLD": "1"}).result == 0 and not cache.exists()
+    if suite_cache:
+        cache = tmp_path / "the-run-s-cache"
+        monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(cache))
+    else:
+        assert r.run(CACHE_HITS, env={"COLD": "1"}).result == 0 and not cache.exists()
     first, second = r.run(CACHE_HITS).result, r.run(CACHE_HITS).result
     assert first == 0 and second > 0 and any(cache.iterdir())
     assert r.run(CACHE_HITS, "fakepkg==1.0").result == second  # same programs, same jax
+    assert suite_cache or not (tmp_path / "the-run-s-cache").exists()
 
 
 class _Asked(Exception):

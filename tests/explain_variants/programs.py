@@ -583,3 +583,40 @@ DONATION: dict[str, tuple[str, str, str]] = {
     ),
 }
 VARIANTS.update(DONATION)
+
+# --- a loss in another dtype than the params (check-findings §11) ---------------
+_LOSS = "loss = lambda p: jnp.sum(jnp.square(p['w'].astype(jnp.float32))).astype({dtype})\n"
+VALUE_DTYPE: dict[str, tuple[str, str, str]] = {
+    "backtracking-store-grad-x64": (
+        "drift",
+        "finding-11",
+        _HEAD
+        + "jax.config.update('jax_enable_x64', True)\n"
+        + "params = {'w': jnp.ones(3, jnp.float32)}\n"
+        + _LOSS.format(dtype="jnp.float32")
+        + "opt = optax.chain(optax.sgd(1.0), optax.scale_by_backtracking_linesearch(15, store_grad=True))\n"
+        + "value, grad = jax.value_and_grad(loss)(params)\n"
+        + "opt.update(grad, opt.init(params), params, value=value, grad=grad, value_fn=loss)\n",
+    ),
+    "lbfgs-value-and-grad-from-state-bf16": (
+        "drift",
+        "finding-11",
+        _HEAD
+        + "params = {'w': jnp.ones(3, jnp.bfloat16)}\n"
+        + _LOSS.format(dtype="jnp.float32")
+        + "opt = optax.lbfgs()\n"
+        + "value, grad = optax.value_and_grad_from_state(loss)(params, state=opt.init(params))\n",
+    ),
+    "zoom-value-and-grad-from-state-bf16-loss": (
+        "drift",
+        "finding-11",
+        _HEAD
+        + "params = {'w': jnp.ones(3)}\n"
+        + _LOSS.format(dtype="jnp.bfloat16")
+        + "opt = optax.chain(optax.sgd(1.0), optax.scale_by_zoom_linesearch(15))\n"
+        + "value_and_grad = optax.value_and_grad_from_state(loss)\n"
+        + "state = opt.init(params)\n"
+        + "value, grad = value_and_grad(params, state=state)\n",
+    ),
+}
+VARIANTS.update(VALUE_DTYPE)
