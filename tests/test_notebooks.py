@@ -191,6 +191,24 @@ def check_timing_cells_are_tagged(path: Path, root: Path = ROOT) -> None:
             )
 
 
+FIRST_CALL = re.compile(r"perf_counter\(\)[\s\S]*?(\.compile\(\)|block_until_ready\(step\()")
+"""A cell that times a compile in its kernel: the clock read around ``.compile()`` or a
+step function's first call."""
+
+
+def check_compile_times_are_measured_without_the_cache(path: Path, root: Path = ROOT) -> None:
+    """A page that times compiles in its kernel turns jax's persistent compilation cache off
+    before (the test command gives every process one; a compile timed with it on is a read
+    from disk). ``bench.compile_seconds`` and the bench programs turn it off themselves."""
+    cells = _code_cells(path)
+    timed = [i for i, src in cells if FIRST_CALL.search(src)]
+    off = [i for i, src in cells if "bench.no_compile_cache()" in src]
+    assert not timed or (off and off[0] < timed[0]), (
+        f"{path.name} cell {timed[0] if timed else '?'} times a compile in the kernel: call "
+        "bench.no_compile_cache() in a cell before anything compiles"
+    )
+
+
 #: Every check a case notebook must pass as a file, each ``check(path, root)``.
 ANATOMY_CHECKS = (
     check_committed_without_outputs,
@@ -202,6 +220,7 @@ ANATOMY_CHECKS = (
     check_cells_are_small,
     check_no_code_in_strings,
     check_timing_cells_are_tagged,
+    check_compile_times_are_measured_without_the_cache,
 )
 
 

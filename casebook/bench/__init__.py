@@ -7,7 +7,8 @@ thermal state, other tenants and allocator state, so here:
 * variants are timed *interleaved*, round-robin, with the order rotated every round
   so that no variant always runs first, after a warm-up;
 * every call's result is ``jax.block_until_ready``-ed inside the timed region;
-* compile time is measured apart from step time (:func:`compile_seconds`);
+* compile time is measured apart from step time (:func:`compile_seconds`), with jax's
+  persistent compilation cache off (:func:`no_compile_cache`, for a page that times first calls);
 * the report is the median and inter-quartile range of wall time, the median CPU
   time (``time.process_time``: above wall time when XLA used several cores) and the
   minor page faults per call (first-touch faults inflate CPU time);
@@ -28,7 +29,7 @@ the prose's claims on timings and :mod:`casebook.bench.records` stores them per 
 
 from __future__ import annotations
 
-from casebook.bench._compile import CompileTime, compile_seconds
+from casebook.bench._compile import CompileTime, compile_seconds, no_compile_cache
 from casebook.bench._device import device_label, scale_for_device
 from casebook.bench._memory import bandwidth, copy_reference, floor_fraction
 from casebook.bench._timing import Timings, interleave
@@ -40,6 +41,7 @@ __all__ = [
     "Timings",
     "bandwidth",
     "compile_seconds",
+    "no_compile_cache",
     "copy_reference",
     "device_label",
     "floor_fraction",

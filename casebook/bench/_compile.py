@@ -87,16 +87,26 @@ def _cold(fn: Callable[..., Any], args: Any, kwargs: Any, repeats: int) -> Compi
     return CompileTime(tuple(totals), tuple(lowers))
 
 
+def no_compile_cache() -> None:
+    """Turn jax's persistent compilation cache off for the rest of this process: a page
+    that times first calls (trace and XLA compile) in its kernel calls it before anything
+    compiles, since the book's test command gives every process a cache that would serve
+    those compiles from disk. (jax decides once per process whether it uses the cache;
+    ``reset_cache`` makes it decide again.)"""
+    from jax._src import compilation_cache
+
+    jax.config.update("jax_enable_compilation_cache", False)
+    compilation_cache.reset_cache()
+
+
 @contextlib.contextmanager
 def cache_off() -> Iterator[None]:
-    """jax's persistent compilation cache off in this process while the block runs, then
-    as it was: a compile timed inside is a compile, not a read from disk. (jax decides
-    once per process whether it uses the cache; ``reset_cache`` makes it decide again.)"""
+    """jax's persistent compilation cache off while the block runs, then as it was: a
+    compile timed inside is a compile, not a read from disk (:func:`no_compile_cache`)."""
     from jax._src import compilation_cache
 
     was = jax.config.jax_enable_compilation_cache
-    jax.config.update("jax_enable_compilation_cache", False)
-    compilation_cache.reset_cache()
+    no_compile_cache()
     try:
         yield
     finally:
