@@ -25,6 +25,7 @@ nbformat and jupyter-cache (the test run and the build have both).
 from __future__ import annotations
 
 import ast
+import contextlib
 import datetime
 import fcntl
 import functools
@@ -36,7 +37,7 @@ import platform
 import re
 import shutil
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
 
@@ -185,28 +186,27 @@ def _key(root: Path, page: Path) -> str:
     return page.resolve().relative_to(root.resolve()).as_posix()
 
 
-def _records(build: Path) -> dict[str, dict[str, str]]:
+def _read(build: Path) -> dict[str, dict[str, str]]:
     path = build / RECORDS
     return json.loads(path.read_text()) if path.exists() else {}
 
 
-def _write_records(build: Path, records: dict[str, dict[str, str]]) -> None:
-    (build / RECORDS).write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
+@contextlib.contextmanager
+def _records(build: Path) -> Iterator[dict[str, dict[str, str]]]:
+    """The records, under the build folder's lock (shared by the test workers and the
+    build), written back when the block ends."""
+    build.mkdir(parents=True, exist_ok=True)
+    with (build / ".casebook-cache.lock").open("w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        records = _read(build)
+        yield records
+        (build / RECORDS).write_text(json.dumps(records, indent=1, sort_keys=True) + "\n")
 
 
-class _Locked:
-    """The build folder's lock, shared by the test workers and the build."""
-
-    def __init__(self, build: Path) -> None:
-        build.mkdir(parents=True, exist_ok=True)
-        self.file = (build / ".casebook-cache.lock").open("w")
-
-    def __enter__(self) -> None:
-        fcntl.flock(self.file, fcntl.LOCK_EX)
-
-    def __exit__(self, *exc: object) -> None:
-        fcntl.flock(self.file, fcntl.LOCK_UN)
-        self.file.close()
+def _read_by_sphinx(build: Path, records: dict[str, dict[str, str]]) -> tuple[Path, str]:
+    """The stamp of the records Sphinx last read the pages with, and today's."""
+    seen = hashlib.sha256(json.dumps(records, sort_keys=True).encode()).hexdigest()
+    return build / ".casebook-read.sha256", seen
 
 
 def _cache(build: Path) -> Any:
@@ -221,7 +221,7 @@ def green_record(root: Path, page: Path, build: Path | None = None) -> str | Non
     import nbformat
 
     build = build or root / "_build"
-    entry = _records(build).get(_key(root, page))
+    entry = _read(build).get(_key(root, page))
     if entry is None or entry["inputs"] != page_digest(root, page):
         return None
     try:
@@ -237,9 +237,8 @@ def invalidate_if_stale(root: Path, build: Path | None = None) -> list[str]:
     Sphinx's parsed pages and executed copies, so that every page is read again with
     the outputs its inputs vouch for; the pages dropped."""
     build = build or root / "_build"
-    with _Locked(build):
-        records = _records(build)
-        dropped: list[str] = []
+    dropped: list[str] = []
+    with _records(build) as records:
         exists = (build / JUPYTER_CACHE).exists()
         cache: Any = _cache(build) if exists else None
         for record in cache.list_cache_records() if exists else []:
@@ -250,13 +249,10 @@ def invalidate_if_stale(root: Path, build: Path | None = None) -> list[str]:
                 cache.remove_cache(record.pk)
                 records.pop(key, None)
                 dropped.append(key)
-        records = {k: v for k, v in records.items() if k not in dropped}
-        seen = hashlib.sha256(json.dumps(records, sort_keys=True).encode()).hexdigest()
-        stamp = build / ".casebook-read.sha256"
+        stamp, seen = _read_by_sphinx(build, records)
         if dropped or not stamp.exists() or stamp.read_text() != seen:
             for name in CACHES[1:]:
                 shutil.rmtree(build / name, ignore_errors=True)
-        _write_records(build, records)
         stamp.write_text(seen)
     return dropped
 
@@ -265,15 +261,13 @@ def record_built(root: Path, build: Path | None = None) -> None:
     """After a build: record each page the build executed itself (in the cache without a
     record, so run with today's inputs), and mark the records as read by Sphinx."""
     build = build or root / "_build"
-    with _Locked(build):
-        records = _records(build)
+    with _records(build) as records:
         for record in _cache(build).list_cache_records():
             page = Path(record.uri)
             if page.exists() and _key(root, page) not in records:
                 records[_key(root, page)] = _entry(root, page)
-        _write_records(build, records)
-        seen = hashlib.sha256(json.dumps(records, sort_keys=True).encode()).hexdigest()
-        (build / ".casebook-read.sha256").write_text(seen)
+        stamp, seen = _read_by_sphinx(build, records)
+        stamp.write_text(seen)
 
 
 def _entry(root: Path, page: Path, digest: str | None = None) -> dict[str, str]:
@@ -304,16 +298,14 @@ def store_executed(
         return False
     for cell, result in zip(code, ran, strict=True):
         cell.outputs, cell.execution_count = result.outputs, result.execution_count
-    with _Locked(build):
+    with _records(build) as records:
         cache = _cache(build)
         for old in cache.list_cache_records():  # the page's record of older code
             if old.uri == str(source):
                 cache.remove_cache(old.pk)
         bundle = CacheBundleIn(notebook, str(source), data={"stored_by": "the test command"})
         cache.cache_notebook_bundle(bundle, check_validity=False, overwrite=True)
-        records = _records(build)
         records[_key(root, source)] = _entry(root, source, digest)
-        _write_records(build, records)
     return True
 
 
