@@ -20,6 +20,7 @@ from __future__ import annotations
 
 import functools
 import os
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -34,11 +35,34 @@ from casebook.project import ROOT
 from casebook.tools import buildcache, suite, testrecord
 
 RECORD = "record"
-"""The user property of a page's report that came from its record: the record's date."""
+"""The user property of a report that came from its record: the record's date."""
+INPUTS = "inputs"
+"""The user property of a unit test's report: the key it is recorded under
+(:func:`casebook.tools.testrecord.kind_of`)."""
 
 _from_record: dict[str, str] = {}
-_unit_record: tuple[set[str], str] = (set(), "")
-_ran: dict[str, set[str]] = {"passed": set(), "failed": set()}
+_unit_record: dict[str, tuple[str, str]] = {}
+_passed: dict[str, str] = {}
+_failed: set[str] = set()
+_reads_no_pages = [False]
+"""Whether the unit test running in this process is of a module that declares
+``READS_PAGES = False`` (then opening a page's text is refused)."""
+
+
+def _refuse_page_reads(event: str, args: tuple[Any, ...]) -> None:
+    """An audit hook: inside a test whose module declares it reads no page, opening a
+    page's text under the checkout raises (the declaration narrows the test's record)."""
+    if event != "open" or not _reads_no_pages[0] or not isinstance(args[0], str | Path):
+        return
+    path = Path(os.path.abspath(args[0]))
+    if path.is_relative_to(ROOT) and testrecord.is_page_text(path.relative_to(ROOT).as_posix()):
+        raise PermissionError(
+            f"{path.relative_to(ROOT)} is a page's text, and this test module declares "
+            "READS_PAGES = False (casebook/tools/testrecord.py): remove the declaration"
+        )
+
+
+sys.addaudithook(_refuse_page_reads)
 
 
 def _page(nodeid: str) -> bool:
@@ -63,12 +87,13 @@ class _FromRecord:
     ) -> bool | None:
         """A unit test that passed on the checkout as it is now is reported from the
         record, not run: its set-up, call and tear-down say passed, the call with the date."""
-        passed, date = _unit_record
-        if item.nodeid not in passed or _page(item.nodeid):
+        kind = testrecord.kind_of(getattr(item, "module", None))
+        kind_on_record, date = _unit_record.get(item.nodeid, ("", ""))
+        if kind_on_record != kind or _page(item.nodeid):
             return None
         item.ihook.pytest_runtest_logstart(nodeid=item.nodeid, location=item.location)
         for when in ("setup", "call", "teardown"):
-            properties = [(RECORD, date)] if when == "call" else []
+            properties = [(RECORD, date), (INPUTS, kind)] if when == "call" else []
             report = TestReport(
                 item.nodeid, item.location, {}, "passed", None, when, user_properties=properties
             )
@@ -89,16 +114,16 @@ def pytest_runtest_logreport(report: pytest.TestReport) -> None:
     every worker's reports)."""
     if not _page(report.nodeid):
         if report.failed:
-            _ran["failed"].add(report.nodeid)
+            _failed.add(report.nodeid)
         elif report.when == "call" and report.passed:
-            _ran["passed"].add(report.nodeid)
+            _passed[report.nodeid] = str(dict(report.user_properties).get(INPUTS))
 
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     """Under the test command, a run that was not interrupted records its unit tests."""
     main = not hasattr(session.config, "workerinput")
     if main and os.environ.get(suite.LOCK_ENV) and exitstatus != pytest.ExitCode.INTERRUPTED:
-        testrecord.record(ROOT, _ran["passed"], _ran["failed"])
+        testrecord.record(ROOT, _passed, _failed)
 
 
 @pytest.hookimpl(hookwrapper=True)
@@ -106,8 +131,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     """A unit test shares the machine from its first fixture to its last tear-down. A page
     (an nbmake item) is left to its cells, which take the lock one by one."""
     if isinstance(item, pytest.Function):
-        with suite.shared():
-            yield
+        _reads_no_pages[0] = testrecord.kind_of(item.module) == testrecord.NOT_PAGES
+        try:
+            with suite.shared():
+                yield
+        finally:
+            _reads_no_pages[0] = False
     else:
         yield
 
@@ -143,6 +172,9 @@ def pytest_runtest_makereport(item: pytest.Item, call: pytest.CallInfo) -> Itera
     date = _from_record.get(str(Path(getattr(item, "filename", "")).resolve()))
     if call.when == "call" and date:
         outcome.get_result().user_properties.append((RECORD, date))
+    if call.when == "call" and isinstance(item, pytest.Function):
+        kind = testrecord.kind_of(item.module)
+        outcome.get_result().user_properties.append((INPUTS, kind))
 
 
 def _record_date(report: pytest.TestReport) -> str | None:

@@ -15,6 +15,8 @@ import pytest
 from casebook import bench
 from casebook.bench import Timings, _timing, claims
 
+READS_PAGES = False
+
 matplotlib.use("Agg")
 
 PLUS_ONE = jax.jit(lambda x: x + 1)

@@ -9,6 +9,8 @@ import pytest
 from casebook import cases
 from casebook.status import board
 
+READS_PAGES = False
+
 BY_KEY = {t.key: t for t in board.BOARD}
 
 

@@ -12,6 +12,8 @@ import pytest
 from casebook.project import ROOT
 from casebook.tools import buildcache
 
+READS_PAGES = False
+
 PAGE = "notebooks/01-optax-828-a-page.ipynb"
 
 FILES = {

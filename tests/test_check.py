@@ -19,6 +19,8 @@ from casebook.check import (
     check_optimizer,
 )
 
+READS_PAGES = False
+
 PARAMS = {"w": jnp.ones((3, 2)), "b": jnp.zeros(2)}
 
 

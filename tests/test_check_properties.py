@@ -50,6 +50,8 @@ from casebook import corpus
 from casebook.check import MAX_EXPLICIT_STEPS, CheckReport, OptimizerCheckError, check_optimizer
 from casebook.corpus._setups import Built, grads_like
 
+READS_PAGES = False
+
 SCALE = int(os.environ.get("CASEBOOK_HYPOTHESIS_EXAMPLES", "0"))
 CHECK_DIR = str(Path(casebook.check.__file__).parent)
 X64 = bool(jax.config.read("jax_enable_x64"))

@@ -11,6 +11,8 @@ import pytest
 from casebook import __main__ as cli, lock
 from casebook.tools import environment
 
+READS_PAGES = False
+
 
 @pytest.fixture
 def calls(monkeypatch):

@@ -15,6 +15,8 @@ import pytest
 
 from casebook.project import ROOT
 
+READS_PAGES = False
+
 LITTER = (
     "_build/colab-sim/notebooks/test_x.py",
     "_build/jupyter_execute/tests/test_w.py",

@@ -14,6 +14,8 @@ from casebook import corpus
 from casebook.corpus import _wide
 from casebook.corpus._setups import Built
 
+READS_PAGES = False
+
 SET_UPS = {s.name: s for s in corpus.representative_set_ups()}
 
 

@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from casebook.corpus import _axes
 
+READS_PAGES = False
+
 
 def test_a_donated_init_state_that_holds_the_params_fails_the_first_step():
     rows = {

@@ -7,6 +7,8 @@ from dataclasses import dataclass
 from casebook import display
 from casebook.display import Cell, PlainText, Table, TableDisplay
 
+READS_PAGES = False
+
 
 class _Printer:
     def __init__(self) -> None:

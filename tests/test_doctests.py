@@ -18,6 +18,8 @@ import pytest
 import casebook
 from casebook import cases, releases
 
+READS_PAGES = False
+
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
 #: Modules whose examples use fetched historical releases (``python3 -m casebook fetch``).

@@ -18,6 +18,8 @@ from test_releases import _wheel
 from casebook import cases, releases as r
 from casebook.releases import _manifest, eras, erasize
 
+READS_PAGES = False
+
 THIS_PYTHON = f"{sys.version_info[0]}.{sys.version_info[1]}"
 
 

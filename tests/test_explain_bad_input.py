@@ -20,6 +20,8 @@ from casebook.explain._parse import LIMIT
 from casebook.explain._patterns import compile_pattern
 from casebook.project import ROOT
 
+READS_PAGES = False
+
 _JAVA = """Exception in thread "main" java.lang.NullPointerException: Cannot invoke "String.length()"
 \tat com.example.Train.step(Train.java:13)
 \tat com.example.Train.main(Train.java:5)

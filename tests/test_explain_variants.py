@@ -27,6 +27,8 @@ import pytest
 from casebook import cases, explain
 from casebook.project import ROOT
 
+READS_PAGES = False
+
 _spec = importlib.util.spec_from_file_location(
     "measure", ROOT / "tests/explain_variants/measure.py"
 )

@@ -17,6 +17,8 @@ from casebook import storage
 from casebook.bench import records
 from casebook.releases import _manifest as manifest
 
+READS_PAGES = False
+
 
 @pytest.fixture
 def full_disk(tmp_path):

@@ -5,6 +5,8 @@ from __future__ import annotations
 from casebook import lock
 from casebook.tools import latest
 
+READS_PAGES = False
+
 
 def test_failed_pages_are_read_from_the_junit_report(tmp_path):
     junit = tmp_path / "pages.xml"

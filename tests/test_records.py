@@ -12,6 +12,8 @@ import pytest
 
 from casebook.bench import Timings, records
 
+READS_PAGES = False
+
 
 def _timings(device: str, backend: str, scale: float) -> Timings:
     wall = {"fix A": [1e-3 * scale, 2e-3 * scale, 3e-3 * scale], "fix B": [4e-3 * scale] * 3}

@@ -30,6 +30,8 @@ from casebook.releases import (
 )
 from casebook.runenv import POOL_MAX_ENV
 
+READS_PAGES = False
+
 
 def _wheel(dirpath: Path, version: str, body: str) -> Path:
     path = dirpath / f"fakepkg-{version}-py3-none-any.whl"

@@ -20,6 +20,8 @@ from casebook.tools import suite
 
 PROBE = """
 import fcntl, os
+
+READS_PAGES = False
 def can(mode):
     with open(os.environ["CASEBOOK_SUITE_LOCK"], "a") as f:
         try:
@@ -102,15 +104,26 @@ def test_the_command_s_options_become_pytest_s():
     assert args == [*suite.PARALLEL, "--nbmake", "tests/test_suite.py"] and env == {}
 
 
-def _collected(args: list[str]) -> list[str]:
+_COLLECT = """
+import sys, pytest
+for args in eval(sys.argv[1]):
+    pytest.main(["--co", "-q", "-p", "no:cacheprovider", *args])
+    print("--- end of a collection ---", flush=True)
+"""
+
+
+def _collected(*arglists: list[str]) -> list[list[str]]:
+    """The node ids each argument list collects, all in one interpreter (one import of the
+    conftest and its stack, not one per list)."""
     run = subprocess.run(
-        [sys.executable, "-m", "pytest", "--co", "-q", "-p", "no:cacheprovider", *args],
+        [sys.executable, "-c", _COLLECT, repr(arglists)],
         capture_output=True,
         text=True,
         cwd=suite.ROOT,
         check=True,
     )
-    return [line for line in run.stdout.splitlines() if "::" in line]
+    parts = run.stdout.split("--- end of a collection ---")[:-1]
+    return [[line for line in part.splitlines() if "::" in line] for part in parts]
 
 
 def test_the_shards_together_are_exactly_the_collection():
@@ -118,12 +131,11 @@ def test_the_shards_together_are_exactly_the_collection():
     test files: each item in exactly one shard."""
     paths = ["notebooks/", "tests/test_buildcache.py", "tests/test_display.py"]
     parallel = set(suite.PARALLEL)
-    whole = _collected(["--nbmake", *paths])
-    shards = []
-    for k in (1, 2, 3):
-        args, _ = suite.pytest_args(["--shard", f"{k}/3", *paths])
-        shards.append(_collected([a for a in args if a not in parallel]))
-    assert all(shards) and sorted(sum(shards, [])) == sorted(whole)
+    shard_args = [suite.pytest_args(["--shard", f"{k}/3", *paths])[0] for k in (1, 2, 3)]
+    whole, *shards = _collected(
+        ["--nbmake", *paths], *[[a for a in args if a not in parallel] for args in shard_args]
+    )
+    assert len(shards) == 3 and all(shards) and sorted(sum(shards, [])) == sorted(whole)
     assert len(set(sum(shards, []))) == len(whole)
 
 

@@ -1,5 +1,6 @@
-"""The unit tests' record: kept while no file of the checkout changes, never for a test
-that failed, ignored by a fresh run."""
+"""The unit tests' record: kept while no file the test may read changed, never for a test
+that failed, ignored by a fresh run; a module that declares it reads no page keeps its
+record across a page's edit, and is refused a page's text while it runs."""
 
 from __future__ import annotations
 
@@ -8,34 +9,49 @@ from pathlib import Path
 
 import pytest
 
+from casebook.project import ROOT
 from casebook.tools import testrecord
+
+READS_PAGES = False
+
+ALL, NOT_PAGES = testrecord.EVERYTHING, testrecord.NOT_PAGES
 
 
 @pytest.fixture
 def checkout(tmp_path: Path, monkeypatch) -> Path:
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     (tmp_path / ".gitignore").write_text("_build/\n")
-    (tmp_path / "page.ipynb").write_text("{}\n")
+    (tmp_path / "notebooks").mkdir()
+    (tmp_path / "notebooks" / "01-a.ipynb").write_text("{}\n")
+    (tmp_path / "module.py").write_text("x = 1\n")
     monkeypatch.delenv("CI", raising=False)
     monkeypatch.delenv("CASEBOOK_FRESH", raising=False)
     return tmp_path
 
 
 def _held(root: Path) -> set[str]:
-    testrecord.checkout_digest.cache_clear()
-    return testrecord.passed_on_record(root)[0]
+    testrecord.checkout_digests.cache_clear()
+    return set(testrecord.passed_on_record(root))
 
 
-@pytest.mark.parametrize("change", ["page.ipynb", "new_untracked.py"])
+@pytest.mark.parametrize("change", ["notebooks/01-a.ipynb", "module.py", "new_untracked.py"])
 def test_any_file_of_the_checkout_changed_empties_the_record(checkout, change):
-    testrecord.record(checkout, {"t::a", "t::b"}, {"t::b"})
+    testrecord.record(checkout, {"t::a": ALL, "t::b": ALL}, {"t::b"})
     assert _held(checkout) == {"t::a"}
     (checkout / change).write_text("changed\n")
     assert _held(checkout) == set()
 
 
+def test_a_page_s_text_keeps_only_the_tests_that_read_no_page(checkout):
+    testrecord.record(checkout, {"t::reads": ALL, "t::no_pages": NOT_PAGES}, set())
+    (checkout / "notebooks" / "01-a.ipynb").write_text('{"edited": 1}\n')
+    assert _held(checkout) == {"t::no_pages"}
+    (checkout / "notebooks" / "02-b.md").write_text("a new page\n")
+    assert _held(checkout) == set()
+
+
 def test_what_git_ignores_keeps_it_and_a_fresh_run_ignores_it(checkout, monkeypatch):
-    testrecord.record(checkout, {"t::a"}, set())
+    testrecord.record(checkout, {"t::a": ALL}, set())
     (checkout / "_build" / "other.txt").write_text("built\n")
     assert _held(checkout) == {"t::a"}
     monkeypatch.setenv("CI", "true")
@@ -43,7 +59,14 @@ def test_what_git_ignores_keeps_it_and_a_fresh_run_ignores_it(checkout, monkeypa
 
 
 def test_a_later_run_adds_its_passes_and_drops_its_failures(checkout):
-    testrecord.record(checkout, {"t::a", "t::b"}, set())
-    testrecord.checkout_digest.cache_clear()
-    testrecord.record(checkout, {"t::c"}, {"t::a"})
+    testrecord.record(checkout, {"t::a": ALL, "t::b": ALL}, set())
+    testrecord.checkout_digests.cache_clear()
+    testrecord.record(checkout, {"t::c": NOT_PAGES}, {"t::a"})
     assert _held(checkout) == {"t::b", "t::c"}
+
+
+def test_this_module_declares_it_reads_no_page_and_is_refused_one():
+    page = next((ROOT / "notebooks").glob("*.ipynb"))
+    with pytest.raises(PermissionError, match="READS_PAGES = False"):
+        page.read_text()
+    assert (ROOT / "pyproject.toml").read_text()

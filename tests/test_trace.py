@@ -10,6 +10,8 @@ from jax import lax
 from casebook import trace
 from casebook.trace import CondCall, Drift, Leaf
 
+READS_PAGES = False
+
 
 def test_type_str_covers_arrays_structs_keys_and_python_values() -> None:
     values = [

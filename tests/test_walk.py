@@ -19,6 +19,8 @@ import pytest
 from casebook.project import PACKAGE
 from casebook.releases import _magic
 
+READS_PAGES = False
+
 
 def walk(line: str, cell: str) -> list[tuple[str, str, str]]:
     """``(caller file, entered file, function)`` of each call that enters a casebook file
