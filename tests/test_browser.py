@@ -256,9 +256,10 @@ def _wordings() -> list[tuple[cases.Case, str]]:
 
 @pytest.fixture(scope="module")
 def ranks(site) -> dict[str, list[str]]:
-    """Each wording's search results (docnames, best first), from the site's own
-    ``searchtools.js`` on the site's own index, all in one browser run."""
-    queries = [q for _, q in _wordings()]
+    """Each query's search results (``[docname, anchor]``, best first), from the site's own
+    ``searchtools.js`` on the site's own index, all in one browser run: the book's wordings
+    and the messages as readers paste them."""
+    queries = [q for _, q in _wordings()] + list(PASTED)
     probe = site / "search.measure.html"
     data = f"<script>const CASEBOOK_QUERIES = {json.dumps(queries)};</script>"
     script = f"{data}<script>{SEARCH.read_text()}</script></body>"
@@ -276,7 +277,31 @@ def test_search_ranks_each_wording_s_case_or_the_errors_page_first(ranks, cq):
     case, query = cq
     results = ranks[query]
     assert results, f"no result for {query!r}"
-    assert results[0] in (case.docname, "book/errors"), (query, results[:3])
+    assert results[0][0] in (case.docname, "book/errors"), (query, results[:3])
+
+
+PASTED = json.loads((Path(__file__).resolve().parent / "browser" / "pasted.json").read_text())
+"""Messages as a reader's program prints them (their own addresses, class, function and path
+names, which no page holds), each with the case that answers it (issue 51)."""
+
+
+@pytest.mark.parametrize("query", PASTED, ids=lambda q: q[:40])
+def test_a_pasted_message_opens_its_case_or_its_heading_on_the_errors_page(site, ranks, query):
+    """``book/_ext/search_scorer.js`` drops the reader's own words and ranks pages by how
+    many terms they hold: the first result is the case's page, or the Errors page opened at a
+    heading whose fix is that case's card (before: 1 of 14; 6 found nothing)."""
+    case = cases.get(PASTED[query])
+    results = ranks[query]
+    assert results, f"no result for {query!r}"
+    docname, anchor = results[0]
+    if docname == "book/errors":
+        errors = (site / "book" / "errors.html").read_text()
+        assert anchor.startswith("#") and f'id="{anchor[1:]}"' in errors, results[:3]
+        after = errors[errors.index(f'id="{anchor[1:]}"') :]
+        fix = re.search(r'href="\.\./(notebooks/[^"#]+)\.html', after)
+        assert fix and fix[1] == case.docname, (anchor, fix and fix[1])
+    else:
+        assert docname == case.docname, results[:3]
 
 
 def test_the_measure_goes_red_when_the_fix_moves_below_the_fold(site, tmp_path):

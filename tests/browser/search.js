@@ -1,5 +1,5 @@
 // Runs the site's own search (Sphinx's searchtools.js, on the site's searchindex.js) for each
-// query in CASEBOOK_QUERIES and writes {query: [docname, ...]} (best first) as JSON into a
+// query in CASEBOOK_QUERIES and writes {query: [[docname, anchor], ...]} (best first) as JSON into a
 // pre element, id casebook-search, read back via --dump-dom by tests/test_browser.py.
 (() => {
   const run = () => {
@@ -12,7 +12,7 @@
       const [q, terms, excluded, highlight, objects] = Search._parseQuery(query);
       const results = Search._performSearch(q, terms, excluded, highlight, objects);
       // searchtools shows the results from the end of this list: the last is the best.
-      found[query] = results.slice().reverse().map((r) => r[0]);
+      found[query] = results.slice().reverse().map((r) => [r[0], r[2]]);
     }
     const out = document.createElement("pre");
     out.id = "casebook-search";
