@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import functools
 import html
+import importlib.util
 import json
 import re
 import shutil
@@ -368,3 +369,54 @@ def test_the_teach_page_links_the_handouts_the_site_holds(site):
                 edition = json.loads(z.read(f"teacher/{sorted(names)[0]}"))
                 tags = [t for c in edition["cells"] for t in c["metadata"].get("tags", [])]
                 assert workshop.EXERCISE_TAG in tags and "check" in tags
+
+
+EXPLAIN_PROBE = """
+(() => {
+  const run = () => {
+    const answers = CASEBOOK_TEXTS.map((text) => casebookExplain.answer(text));
+    const box = document.querySelector("#casebook-explain textarea").getBoundingClientRect();
+    const out = document.createElement("pre");
+    out.id = "casebook-explain-corpus";
+    out.textContent = JSON.stringify({ answers, boxBottom: box.bottom });
+    document.body.appendChild(out);
+  };
+  window.addEventListener("load", run);
+})();
+"""
+
+
+def test_the_paste_box_answers_as_explain_does(site):
+    """The Errors page's box (``book/_static/explain.js``, on the data the build exported)
+    is on its first screen, and it and ``python3 -m casebook explain`` give the same answer to
+    every traceback of the variant corpus and every pasted message: the one-line hint, the
+    user's-own-code sentence, and the cards shown with why each matched."""
+    from casebook.explain import _answer, rank as explain_rank
+
+    spec = importlib.util.spec_from_file_location(
+        "measure", ROOT / "tests" / "explain_variants" / "measure.py"
+    )
+    assert spec and spec.loader
+    measure = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(measure)
+    texts = [text for *_, text in measure.corpus()] + list(PASTED) + ["", "no traceback here"]
+    want = []
+    for text in texts:
+        r = explain_rank(text)
+        shown = [[c.owner, "; ".join(dict.fromkeys(c.reasons))] for c in _answer.shown(r)]
+        want.append({"hint": _answer.hint_line(r), "says": r.says, "shown": shown})
+    errors = site / "book" / "errors.html"
+    probe = errors.with_name("errors.probe.html")
+    data = json.dumps(texts).replace("</", "<\\/")
+    script = f"<script>const CASEBOOK_TEXTS = {data};</script><script>{EXPLAIN_PROBE}</script>"
+    probe.write_text(errors.read_text().replace("</body>", script + "</body>", 1))
+    try:
+        seen = _read(_dump(probe.as_uri(), budget_ms=20000), "casebook-explain-corpus")
+    finally:
+        probe.unlink()
+    assert isinstance(seen, dict) and seen["boxBottom"] <= 800, seen.get("boxBottom")
+    got = seen["answers"]
+    assert len(got) == len(want) >= 60
+    differ = [(t[:80], w, g) for t, w, g in zip(texts, want, got, strict=True) if w != g]
+    assert not differ, differ[:3]
+    assert sum(bool(w["shown"]) for w in want) >= 40  # most of the corpus is answered

@@ -41,6 +41,17 @@ def test_the_errors_page_is_generated_from_the_registry():
     )
 
 
+def test_every_bug_that_raises_nothing_is_listed_by_its_symptom_and_linked():
+    """A case whose card's symptom is not an error (a leak) has a line in the Errors page's
+    "No message" section (``[[quiet]]`` of ``families.toml``), linked to its card."""
+    page = errorspage.PAGE.read_text()
+    quiet = page[page.index("## No message") : page.index("## Family 1")]
+    silent = [c for c in cases.CASES if not c.raises]
+    assert silent, "a case that raises nothing is the reason for the section"
+    for case in silent:
+        assert f"]({errorspage._page(case)})" in quiet, case.key
+
+
 def test_the_errors_page_holds_every_message_verbatim():
     page = errorspage.PAGE.read_text()
     for _, message in MESSAGES:

@@ -15,9 +15,11 @@ that it prints the text the page shows, and that the page is in sync.
 from __future__ import annotations
 
 import re
+import tomllib
 from collections.abc import Iterable
 
 from casebook.cases import CASES, FAMILIES, SIGNATURES, BugFamily, Case, Message, family_of
+from casebook.cases._signatures import FAMILIES_FILE
 from casebook.project import ROOT
 
 __all__ = ["PAGE", "page_text"]
@@ -27,13 +29,24 @@ PAGE = ROOT / "book" / "errors.md"
 _INTRO = """\
 # Errors
 
-Every error message this book asserts, verbatim, as the releases named beside it print it:
-the wordings of each case's own bug on the stack of the report and on today's releases, and
-the messages the same mistakes give through neighbouring APIs. Search for a fragment of
-yours (the book's search box, or your browser's find). Each message links to the case
-section that produces and asserts it, and to the case's card, whose first screen says what
-to do. From a terminal, `python3 -m casebook explain` reads a whole traceback and prints the
-same answer; in IPython or Jupyter, `%load_ext casebook` adds it under a matching traceback.
+Paste your traceback, or just its last line, into the box: it names the case of this book
+that explains it and links to the fix, as `python3 -m casebook explain` does in a terminal
+(the same data, read in your browser; nothing is sent). Below the box: every error message
+the book asserts, verbatim, and the bugs that raise nothing, by what you see instead.
+
+<div id="casebook-explain" data-root="../">
+<textarea rows="7" spellcheck="false" aria-label="Your traceback or error message"
+placeholder="Traceback (most recent call last):&#10;  ...&#10;TypeError: ..."></textarea>
+<output aria-live="polite"></output>
+</div>
+
+The messages below are as the releases named beside each print them: the wordings of each
+case's own bug on the stack of the report and on today's releases, and the messages the same
+mistakes give through neighbouring APIs. The book's search box takes a message as your
+program printed it (your own names and addresses are left out of the search). Each message
+links to the case section that produces and asserts it, and to the case's card, whose first
+screen says what to do. In IPython or Jupyter, `%load_ext casebook` adds the same answer
+under a matching traceback.
 
 The messages are grouped by the families of {doc}`lessons`. Each group opens with
 what the family's messages look like, in words: `explain` matches those patterns (with the
@@ -43,6 +56,11 @@ below word for word, and answers with the family's case or finding, why it match
 
 Each message below is produced by running its code on its stack (`tests/test_errors.py`),
 so a wording that changes fails the book's tests before this page can go stale.
+
+## No message: what you see instead
+
+Some bugs raise nothing. If yours prints no error, look for what you see:
+
 """
 
 
@@ -142,11 +160,29 @@ def _family(family: BugFamily, cases: list[Case]) -> str:
     return "\n".join(lines) + "\n" + "\n".join(_case(c) for c in cases)
 
 
+def _quiet(cases: Iterable[Case]) -> str:
+    """The "No message" list: each ``[[quiet]]`` symptom of ``families.toml``, linked to
+    its case's card or its section of the findings page."""
+    by_key = {c.key: c for c in cases}
+    lines = []
+    for quiet in tomllib.loads(FAMILIES_FILE.read_text())["quiet"]:
+        owner = quiet["owner"]
+        if owner.startswith("finding-"):
+            link = f"[the findings page, §{owner.split('-')[1]}](check-findings.ipynb)"
+        else:
+            case = by_key[owner]
+            link = f"[case {case.number}, {case.issue.label}]({_page(case)})"
+        lines.append(f"- {quiet['sees']}: {link}.")
+    return "\n".join(lines) + "\n"
+
+
 def page_text(cases: Iterable[Case] = CASES, families: Iterable[BugFamily] = FAMILIES) -> str:
     """The whole page, as :func:`main` writes it."""
+    quiet = _quiet(cases)
     cases, families = [c for c in cases if c.messages], tuple(families)
     sections = [_family(f, [c for c in cases if family_of(c, families) == f]) for f in families]
     other = [c for c in cases if family_of(c, families) is None]
     if other:
         sections.append("## Other messages\n\n" + "\n".join(_case(c) for c in other))
-    return _INTRO + "\n" + "\n".join(s.rstrip() + "\n" for s in sections).rstrip() + "\n"
+    body = "\n".join(s.rstrip() + "\n" for s in sections).rstrip() + "\n"
+    return _INTRO + quiet + "\n" + body

@@ -50,13 +50,8 @@ LEXER = "ipython3"
 a fenced block in any other (``python`` on a card) in the Markdown."""
 
 NOT_HERE = {
-    # the book's own (book/_ext): page metadata, the %%on_release label, the handouts' zips,
-    # the launch buttons
-    "casebook_meta",
-    "casebook_magic",
-    "casebook_handouts",
-    "casebook_launch",
-    # the HTML site's: sitemap, Open Graph, comments, live code, the LaTeX build
+    # besides the book's own (book/_ext, _config.yml's local_extensions: page metadata, the
+    # %%on_release label, the handouts' zips, the launch buttons, the paste box), the HTML site's: sitemap, Open Graph, comments, live code, the LaTeX build
     "sphinx_sitemap",
     "sphinxext.opengraph",
     "sphinx_comments",
@@ -133,6 +128,7 @@ def _for_the_tool(text: str) -> str:
 
 def _sphinx(src: Path, out: Path) -> None:
     """Run sphinx-tojupyter's builder (:mod:`._tojupyter`) on ``src`` into ``out``."""
+    import yaml
     from jupyter_book.config import get_final_config
     from jupyter_book.sphinx import build_sphinx
 
@@ -142,7 +138,8 @@ def _sphinx(src: Path, out: Path) -> None:
     config, _ = get_final_config(
         user_yaml=src / "_config.yml", cli_config=dict(here), sourcedir=src
     )
-    extensions = [e for e in config["extensions"] if e not in NOT_HERE]
+    own = yaml.safe_load((src / "_config.yml").read_text())["sphinx"]["local_extensions"]
+    extensions = [e for e in config["extensions"] if e not in NOT_HERE and e not in own]
     result = build_sphinx(
         str(src),
         str(out),
