@@ -108,3 +108,29 @@ def test_dataclasses_that_print_as_text_show_their_text_in_ipython() -> None:
         assert dataclasses.is_dataclass(cls) and "__repr__" not in vars(cls), cls
     caught = failure.capture(int, "x")
     assert pretty(caught) == str(caught) == caught.first_line
+
+
+def test_a_table_of_runs_shows_the_values_the_runs_returned():
+    """A count the prose quotes is in the table (issue 51): a run that returned a value
+    shows it, never a bare OK; a run that returned nothing shows OK, a failure its type."""
+    from casebook.releases import Outcome, VersionTable
+
+    def ran(result, exc_type=None):
+        return Outcome(
+            "current", None, exc_type is None, exc_type, [exc_type] if exc_type else [],
+            "boom" if exc_type else "", "", "", "", {}, result, 0.1,
+        )  # fmt: skip
+
+    cells = {
+        ("current", "count"): ran(2.0),
+        ("current", "names"): ran({"cond": 1.0, "integer_pow": 1.0}),
+        ("current", "runs"): ran(None),
+        ("current", "fails"): ran(None, "ValueError"),
+    }
+    table = VersionTable(["count", "names", "runs", "fails"], ["current"], cells).table()
+    assert [c.text for c in table.rows[0][2:]] == [
+        "2",
+        "cond: 1, integer_pow: 1",
+        "OK",
+        "ValueError",
+    ]

@@ -65,6 +65,14 @@ def test_a_later_run_adds_its_passes_and_drops_its_failures(checkout):
     assert _held(checkout) == {"t::b", "t::c"}
 
 
+def test_a_record_of_the_older_format_is_no_record(checkout):
+    (checkout / "_build").mkdir()
+    (checkout / "_build" / testrecord.RECORD).write_text('{"inputs": "x", "passed": ["t::a"]}')
+    assert _held(checkout) == set()
+    testrecord.record(checkout, {"t::b": ALL}, set())
+    assert _held(checkout) == {"t::b"}
+
+
 def test_this_module_declares_it_reads_no_page_and_is_refused_one():
     page = next((ROOT / "notebooks").glob("*.ipynb"))
     with pytest.raises(PermissionError, match="READS_PAGES = False"):

@@ -235,8 +235,9 @@ class VersionTable(TableDisplay):
 
     def table(self) -> Table:
         """One row per release: its name, the versions it imported that differ from the
-        other rows', and ``OK`` or the exception type per trigger (green or red in HTML,
-        the first line of the message as the tooltip)."""
+        other rows', and per trigger the value it returned (:func:`cell_value`; ``OK`` when
+        it returned none) or the exception type (green or red in HTML, the first line of the
+        message as the tooltip): a count the prose quotes is in the table."""
         varying, caption = self._imported()
         nowrap = "white-space:nowrap"
         rows = []
@@ -247,13 +248,34 @@ class VersionTable(TableDisplay):
                 colour = _OK_COLOUR if o.ok else _FAIL_COLOUR
                 cells.append(
                     Cell(
-                        "OK" if o.ok else o.exc_type or "?",
+                        cell_value(o.result) if o.ok else o.exc_type or "?",
                         style=f"color:{colour};font-weight:600",
                         title=o.summary,
                     )
                 )
             rows.append(tuple(cells))
         return Table(("release", "imported", *self.columns), tuple(rows), caption)
+
+
+def cell_value(result: Any) -> str:
+    """A run's returned value as a table shows it: ``OK`` for none, a whole float as an
+    integer, a mapping as ``key: value`` pairs, a list joined, at most 120 characters.
+
+    Examples:
+        >>> cell_value(None), cell_value(2.0), cell_value({"cond": 1.0, "integer_pow": 1.0})
+        ('OK', '2', 'cond: 1, integer_pow: 1')
+    """
+    if result is None:
+        return "OK"
+    if isinstance(result, float) and result.is_integer():
+        text = str(int(result))
+    elif isinstance(result, dict):
+        text = ", ".join(f"{k}: {cell_value(v)}" for k, v in result.items())
+    elif isinstance(result, list | tuple):
+        text = ", ".join(cell_value(v) for v in result)
+    else:
+        text = str(result)
+    return text if len(text) <= 120 else text[:117] + "..."
 
 
 def version_table(

@@ -104,11 +104,14 @@ class Outcome(PlainText):
 
     def shown(self, *, frames: int = 2) -> str:
         """What a page prints for the run: ``[ran on TARGET: VERSIONS; S s]``, the code's
-        output, and the last ``frames`` frames of its traceback (none if it ran cleanly),
-        with this machine's directories made portable (``portable``)."""
+        output, its ``result`` where it set one (the value the prose quotes), and the last
+        ``frames`` frames of its traceback (none if it ran cleanly), with this machine's
+        directories made portable (``portable``)."""
         lines = [f"[ran on {self.target}: {self.imported}; {self.seconds:.1f} s]"]
         if self.stdout:
             lines.append(self.stdout.rstrip("\n"))
+        if self.ok and self.result is not None:
+            lines.append(f"result = {self.result!r}")
         if not self.ok:
             lines.append(portable(short_traceback(self, frames), self.cache))
         return "\n".join(lines)

@@ -84,8 +84,10 @@ def checkout_digests(root: Path) -> dict[str, str] | None:
 
 
 def _read(build: Path) -> dict[str, list[str]]:
+    """The record's entries; none from a record of another format (an older checkout's)."""
     path = build / RECORD
-    return json.loads(path.read_text()).get("passed", {}) if path.exists() else {}
+    passed = json.loads(path.read_text()).get("passed", {}) if path.exists() else {}
+    return passed if isinstance(passed, dict) else {}
 
 
 def _current(root: Path, build: Path) -> dict[str, list[str]]:
