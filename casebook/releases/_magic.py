@@ -17,6 +17,7 @@ Examples:
     >>> namespace = {}
     >>> _ = on_release("current --ok --as answer", "result = 6 * 7", namespace)
     [ran on current: ...]
+    result = 42
     >>> namespace["answer"].result
     42
 
