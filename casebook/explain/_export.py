@@ -39,8 +39,8 @@ def javascript(regex: str) -> str:
     """A pattern of ``families.toml``, expanded, in JavaScript's syntax (named groups
     ``(?<name>…)``; the expansions use nothing else Python writes differently).
 
-    >>> javascript("carry {path} has type {dtype}")[:32]
-    "carry (?<path>[\\\\w.\\\\[\\\\]'\\"()]{1,160})"
+    >>> print(javascript("of {name}"))
+    of (?<name>(?<!\\w)[A-Za-z_]\\w{0,80})
     """
     return compile_pattern(regex).pattern.replace("(?P<", "(?<")
 
