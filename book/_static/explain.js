@@ -54,6 +54,9 @@ const casebookExplain = (() => {
     return !fn || f.fn === fn || f.fn.endsWith("." + fn);
   };
 
+  const isOwn = (f) =>
+    !f.library && !f.path.includes("site-packages/") && !f.path.includes("/lib/python");
+
   const parse = (text) => {
     const lines = splitlines(text.slice(-DATA.limit).replace(ANSI, ""));
     let start = -1;
@@ -86,10 +89,7 @@ const casebookExplain = (() => {
         }
       }
     const has = (signature) => [...frames].reverse().find((f) => matches(f, signature)) || null;
-    const ownFrame = () =>
-      [...frames].reverse().find(
-        (f) => !f.library && !f.path.includes("site-packages/") && !f.path.includes("/lib/python")
-      ) || null;
+    const ownFrame = () => [...frames].reverse().find(isOwn) || null;
     const libraries = [...new Set(frames.filter((f) => f.library).map((f) => f.library))];
     if (found === null) return { excType: "", message: "", frames, has, ownFrame, libraries };
     const excType = found[0].split(".").pop();
@@ -104,6 +104,28 @@ const casebookExplain = (() => {
   const fill = (template, values) =>
     template.replace(/\{(\w+)\}/g, (whole, name) => (name in values ? values[name] : whole));
   const escape = (text) => text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
+
+  // A user frame that is a callable that is data (the family's data_frame).
+  const isData = (family, f) => new RegExp(family.dataFrame).test(`${f.fn} ${f.source}`);
+  // The frame that raised is the user's own, and no such callable: the user's code decides.
+  const theirs = (tb, family) => {
+    const raised = tb.frames.length ? tb.frames[tb.frames.length - 1] : null;
+    return Boolean(family.dataFrame) && raised !== null && tb.ownFrame() === raised && !isData(family, raised);
+  };
+  // Through one of the family's sites into a user frame that is data: the reason, or "".
+  const site = (tb, family) => {
+    for (let i = tb.frames.length - 1; i >= 0; i--) {
+      const at = tb.frames[i];
+      if (!family.sites.some((s) => matches(at, s))) continue;
+      const own = tb.frames.slice(i + 1).filter(isOwn);
+      if (own.length && isData(family, own[0]))
+        return (
+          `\`${at.fn}\` (${at.where}) called your \`${own[0].fn}\` ` +
+          `(${own[0].where}) as it calls a schedule, a mask or labels`
+        );
+    }
+    return "";
+  };
 
   const score = (sig, tb, text, values) => {
     if (sig.notFrames.some((f) => tb.has(f))) return null;
@@ -165,6 +187,17 @@ const casebookExplain = (() => {
             break;
           }
         }
+    const sited = new Map();
+    for (const family of DATA.families) {
+      const reason = family.sites.length && message ? site(tb, family) : "";
+      if (reason) {
+        sited.set(family.key, reason);
+        if (!hits.some(([f]) => f.key === family.key)) hits.push([family, reason, {}]);
+      }
+    }
+    const kept = hits.filter(([f]) => !theirs(tb, f));
+    hits.length = 0;
+    hits.push(...kept);
     const seen = normalize(text.slice(-DATA.limit));
     const exact = DATA.messages.filter((m) => seen.includes(m.text)).sort((x, y) => y.length - x.length);
     const byOwner = new Map();
@@ -205,6 +238,10 @@ const casebookExplain = (() => {
       for (const c of scored) {
         c.family = family;
         c.reasons.unshift(reason);
+        if (c.signature && c.signature.primary && sited.has(family.key)) {
+          c.score += S.site;
+          if (sited.get(family.key) !== reason) c.reasons.splice(1, 0, sited.get(family.key));
+        }
         const prior = byOwner.get(c.owner);
         if (prior !== undefined && prior.message) {
           c.score += prior.score;

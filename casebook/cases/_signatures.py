@@ -71,6 +71,8 @@ class BugFamily:
     what: str = ""
     found: str = ""
     cases: tuple[str, ...] = ()
+    data_frame: str = ""  # a user frame's function or source that marks a callable as data
+    sites: tuple[str, ...] = ()  # library frames that call a callable they were given
 
 
 @dataclass(frozen=True)
@@ -125,6 +127,8 @@ def read_families(path: Path = FAMILIES_FILE) -> tuple[BugFamily, ...]:
             what=row["what"],
             found=row["found"],
             cases=tuple(row.get("cases", ())),
+            data_frame=row.get("data_frame", ""),
+            sites=tuple(row.get("sites", ())),
             patterns=tuple(
                 Pattern(p["regex"], p["reason"], p["says"], tuple(p.get("frames", ())))
                 for p in row.get("pattern", ())

@@ -30,6 +30,7 @@ from casebook.explain._rank import (
     MARK,
     PRIMARY,
     SAME_WORDING,
+    SITE,
     _generic as generic,
 )
 from casebook.project import BOOK_URL
@@ -71,6 +72,7 @@ def data() -> dict[str, Any]:
             "hint": HINT,
             "mark": MARK,
             "primary": PRIMARY,
+            "site": SITE,
             "family": FAMILY,
         },
         "families": [
@@ -80,6 +82,8 @@ def data() -> dict[str, Any]:
                 "title": f.title,
                 "library": f.library,
                 "url": url(f.docname, f.anchor),
+                "dataFrame": f.data_frame,
+                "sites": list(f.sites),
                 "patterns": [
                     {"regex": javascript(p.regex), "reason": p.reason, "frames": list(p.frames)}
                     for p in f.patterns

@@ -88,14 +88,17 @@ class Traceback:
         """The innermost frame that ``signature`` names, or None."""
         return next((f for f in reversed(self.frames) if f.matches(signature)), None)
 
+    @staticmethod
+    def is_own(frame: Frame) -> bool:
+        """Whether ``frame`` is of the user's own code (not a library's, not jax's, not
+        Python's)."""
+        path = frame.file.replace("\\", "/")
+        return not frame.library and "site-packages/" not in path and "/lib/python" not in path
+
     def own_frame(self) -> Frame | None:
-        """The innermost frame of the user's own code (not a library's, not jax's, not
-        Python's), where a generic error was raised from."""
-        for frame in reversed(self.frames):
-            path = frame.file.replace("\\", "/")
-            if not frame.library and "site-packages/" not in path and "/lib/python" not in path:
-                return frame
-        return None
+        """The innermost frame of the user's own code, where a generic error was raised
+        from."""
+        return next((f for f in reversed(self.frames) if self.is_own(f)), None)
 
 
 def is_text(text: str) -> bool:

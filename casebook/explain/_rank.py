@@ -14,7 +14,14 @@ Three kinds of evidence, from the registry's data (:data:`casebook.cases.SIGNATU
   (:data:`MARK`); the family's primary card scores without them;
 * the frames: a family of library bugs (``library``) with no library frame and no state
   hint is no match; a drift wording raised by the user's own code (no library frame, no
-  state hint, the user's frame last) is said to be the user's own loop or branch.
+  state hint, the user's frame last) is said to be the user's own loop or branch. The
+  user's own frame that raised decides first: for a family whose callables are data
+  (``data_frame``), a raising function of the user's that is no such callable (a schedule
+  of theirs that branches on the count) is theirs, and the family does not count. A
+  library call that is the family's own site (``sites``: ``inject_hyperparams`` calling a
+  hyperparameter, ``multi_transform`` calling its labels) into a callable of the user's
+  that is data makes the family a candidate whatever the message, and adds :data:`SITE`
+  to its card.
 
 :func:`rank` returns a :class:`Ranking`; :mod:`casebook.explain._answer` words it.
 """
@@ -44,6 +51,7 @@ FRAME = 3
 HINT = 4
 MARK = 4
 PRIMARY = 1
+SITE = 3
 FAMILY = 0.5
 
 
@@ -112,6 +120,35 @@ def _family_hits(tb: Traceback, text: str) -> list[tuple[BugFamily, str, dict[st
     return hits
 
 
+def _is_data(family: BugFamily, frame: Frame) -> bool:
+    """Whether the user's ``frame`` is a callable that is data (``family.data_frame``)."""
+    return bool(re.search(family.data_frame, f"{frame.function} {frame.source}"))
+
+
+def _theirs(tb: Traceback, family: BugFamily) -> bool:
+    """Whether the frame that raised is the user's own and, for a family whose callables
+    are data, no such callable: the user's own code decides, the family does not count."""
+    raised = tb.frames[-1] if tb.frames else None
+    own = raised is not None and tb.own_frame() is raised
+    return bool(family.data_frame) and own and not _is_data(family, raised)
+
+
+def _site(tb: Traceback, family: BugFamily) -> str:
+    """The reason when the traceback passes through one of the family's ``sites`` into a
+    frame of the user's that is data; "" when it does not."""
+    for i in range(len(tb.frames) - 1, -1, -1):
+        site = tb.frames[i]
+        if not any(site.matches(s) for s in family.sites):
+            continue
+        own = [f for f in tb.frames[i + 1 :] if tb.is_own(f)]
+        if own and _is_data(family, own[0]):
+            return (
+                f"`{site.function}` ({site.where}) called your `{own[0].function}` "
+                f"({own[0].where}) as it calls a schedule, a mask or labels"
+            )
+    return ""
+
+
 def _score(sig: Signature, tb: Traceback, text: str, values: dict[str, str]) -> Candidate | None:
     """The signature's candidate, or None when nothing of it is in the traceback."""
     if any(tb.has(f) for f in sig.not_frames):
@@ -168,6 +205,14 @@ def rank(text: str) -> Ranking:
     tb = parse(text)
     message = " ".join(f"{tb.exc_type}: {tb.message}".split()) if tb.exc_type else ""
     hits = _family_hits(tb, message) if message else []
+    sited = {}
+    for family in FAMILIES:
+        reason = _site(tb, family) if family.sites and message else ""
+        if reason:
+            sited[family.key] = reason
+            if not any(f.key == family.key for f, _, _ in hits):
+                hits.append((family, reason, {}))
+    hits = [(f, r, v) for f, r, v in hits if not _theirs(tb, f)]
     exact = find(text)
     generic = {f.key for f, _, _ in hits}
     by_owner: dict[str, Candidate] = {}
@@ -217,6 +262,10 @@ def rank(text: str) -> Ranking:
         for c in scored:
             c.family = family
             c.reasons.insert(0, reason)
+            if c.signature is not None and c.signature.primary and family.key in sited:
+                c.score += SITE
+                if sited[family.key] != reason:
+                    c.reasons.insert(1, sited[family.key])
             prior = by_owner.get(c.owner)
             if prior is not None and prior.message is not None:
                 c.score += prior.score

@@ -620,3 +620,7 @@ VALUE_DTYPE: dict[str, tuple[str, str, str]] = {
     ),
 }
 VARIANTS.update(VALUE_DTYPE)
+
+from blind import BLIND  # noqa: E402  (issue 51: written blind, its module says how)
+
+VARIANTS.update(BLIND)
