@@ -128,9 +128,9 @@ def _is_data(family: BugFamily, frame: Frame) -> bool:
 def _theirs(tb: Traceback, family: BugFamily) -> bool:
     """Whether the frame that raised is the user's own and, for a family whose callables
     are data, no such callable: the user's own code decides, the family does not count."""
-    raised = tb.frames[-1] if tb.frames else None
-    own = raised is not None and tb.own_frame() is raised
-    return bool(family.data_frame) and own and not _is_data(family, raised)
+    if not family.data_frame or not tb.frames or tb.own_frame() is not tb.frames[-1]:
+        return False
+    return not _is_data(family, tb.frames[-1])
 
 
 def _site(tb: Traceback, family: BugFamily) -> str:
