@@ -215,6 +215,9 @@ def test_the_card_s_fix_is_on_the_first_screen(site, case):
     print(case.key, figures)
     assert figures["h1Lines"] <= H1_LINES, figures
     assert figures["fixTop"] is not None and figures["fixTop"] < FIX_TOP_PX, figures
+    changed = figures["changedTop"]
+    assert changed is not None or not case.do_this[0] == "python", figures
+    assert changed is None or changed <= FIX_TOP_PX, figures
     assert figures["wordsAbove"] <= WORDS_ABOVE, figures
     assert figures["overflowPx"] <= 0, figures
     assert (SCREENS / (page.stem + ".png")).stat().st_size > 10_000

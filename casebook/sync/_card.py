@@ -40,19 +40,55 @@ ANSWER = re.compile(
 """An exercise's label, then its dropdown's text block (group 3: what the reader sees)."""
 
 
+FOLDED = "# ... your lines above, unchanged"
+"""The first line of a fix shown as what differs from "You probably wrote"."""
+
+
+def fix_block(wrong: str, language: str, do: str) -> str:
+    """"Do this" as a reader needs it on the first screen: where the fix is Python that
+    begins with lines of "You probably wrote", those lines are folded into one comment and
+    the fix shows what follows, each line that is not in the wrong code marked
+    (``emphasize-lines``); the whole program is one click away, in a dropdown."""
+    wrong_lines, lines = wrong.splitlines(), do.splitlines()
+    shared = 0
+    while shared < min(len(wrong_lines), len(lines)) and wrong_lines[shared] == lines[shared]:
+        shared += 1
+    if language != "python" or shared < 2:
+        return f"```{language}\n{do}\n```"
+    rest = [FOLDED, *lines[shared:]]
+    changed = [str(i + 1) for i, line in enumerate(rest) if i and line not in wrong_lines]
+    marked = f":emphasize-lines: {','.join(changed)}\n" if changed else ""
+    body = "\n".join(rest)
+    return (
+        f"```{{code-block}} python\n{marked}{body}\n```\n\n"
+        f":::{{dropdown}} The whole program\n```python\n{do}\n```\n:::"
+    )
+
+
+def _prints(card: dict) -> str:
+    """The line the fix prints, and where the card's check ran it: today's releases, and
+    ``fixed_on`` where the card names one (the release an upgrade names, or the stack where
+    the wrong code fails), so the advice is proven where the bug is, not only today."""
+    printed = card.get("fix_prints", "").rstrip("\n")
+    if not printed or "\n" in printed:
+        return ""
+    there = card.get("fixed_on")
+    where = f", on today's releases and on `{there}`" if there else ""
+    return f"It prints `{printed}`{where}.\n\n"
+
+
 def card_markdown(case: Case) -> str:
     """The card cell's Markdown, from ``case.toml``'s ``[card]`` and the card's scripts."""
     card = case.card
     heading = HEADING if case.raises else HEADING_PRINTED
     language, do = case.do_this
-    printed = card.get("fix_prints", "").rstrip("\n")
-    prints = f"It prints `{printed}`.\n\n" if printed and "\n" not in printed else ""
+    prints = _prints(card)
     return (
         f"# {card['title']}\n\n"
         f"::::{{admonition}} {heading}\n:class: tip casebook-card\n\n"
         f"{card['lead']}\n\n```text\n{card['today']}\n```\n\n"
         f"**You probably wrote**\n\n```python\n{case.wrong}\n```\n\n"
-        f"**Do this**: {card['do']}.\n\n```{language}\n{do}\n```\n\n{prints}"
+        f"**Do this**: {card['do']}.\n\n{fix_block(case.wrong, language, do)}\n\n{prints}"
         f"**Why:** {case.why}\n\n**Still open:** {case.still_open}\n\n"
         f":::{{dropdown}} Older wordings\n{card['older']}\n:::\n::::"
     )
@@ -88,7 +124,8 @@ def _versions_check(stated: list[tuple[str, str]]) -> str:
 
 def card_check(case: Case) -> str:
     """The hidden cell after the card: the card's two programs, run and asserted (the wrong
-    code's message, or what it prints where the bug raises nothing), inside
+    code's message, or what it prints where the bug raises nothing; the fix on today's
+    releases and, where the card names it, on ``fixed_on`` too), inside
     a function, so that the page's own names stay as the story binds them. The workshop's
     editions leave the cell out (its tag, ``card-check``)."""
     fails_on = case.card.get("fails_on", "current")
@@ -108,8 +145,14 @@ def card_check(case: Case) -> str:
         )
         + _versions_check(stated_versions(case))
         + "    fixed = releases.expect(releases.run(card.fix_program))\n"
-        '    assert fixed.stdout == card.card["fix_prints"], fixed.stdout\n\n\n'
-        "_check_the_card()"
+        '    assert fixed.stdout == card.card["fix_prints"], fixed.stdout\n'
+        + (
+            f'    there = releases.expect(releases.run(card.fix_program, "{fixed_on}"))\n'
+            '    assert there.stdout == card.card["fix_prints"], there.stdout\n'
+            if (fixed_on := case.card.get("fixed_on"))
+            else ""
+        )
+        + "\n\n_check_the_card()"
     )
 
 

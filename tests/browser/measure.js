@@ -59,6 +59,8 @@ window.addEventListener("load", () => {
   out.textContent = JSON.stringify({
     h1Lines,
     fixTop: fix ? Math.round(top(fix)) : null,
+    // The first line the fix marks as changed (emphasize-lines), where it marks one.
+    changedTop: fix && fix.querySelector(".hll") ? Math.round(top(fix.querySelector(".hll"))) : null,
     wordsAbove: words,
     overflowPx: widest,
     columnPx: column,

@@ -2,9 +2,11 @@ import diffrax, equinox as eqx, jax, jax.numpy as jnp, optax
 
 class Model(eqx.Module):
     weight: jax.Array
-    controller: diffrax.AbstractStepSizeController
+    controller: diffrax.AbstractStepSizeController  # norm: a function
+
 model = Model(jnp.ones((2, 2)), diffrax.PIDController(rtol=0.1, atol=0.1))
 optim = optax.MultiSteps(optax.adam(1e-2), every_k_schedule=4)
-params = eqx.filter(model, eqx.is_inexact_array)  # in init and update
-updates, state = optim.update(params, optim.init(params), params)
+grads = eqx.filter(model, eqx.is_inexact_array)
+params = eqx.filter(model, eqx.is_inexact_array)  # the arrays, in init and update
+updates, state = optim.update(grads, optim.init(params), params)
 print(eqx.apply_updates(model, updates).controller.norm.__name__)
