@@ -22,6 +22,7 @@ The page's hidden checks compare what runs with the same data (``CASE.today_show
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 
 from casebook.cases import Case
 
@@ -45,7 +46,7 @@ FOLDED = "# ... your lines above, unchanged"
 
 
 def fix_block(wrong: str, language: str, do: str) -> str:
-    """"Do this" as a reader needs it on the first screen: where the fix is Python that
+    """The card's "Do this" as a reader needs it on the first screen: where the fix is Python that
     begins with lines of "You probably wrote", those lines are folded into one comment and
     the fix shows what follows, each line that is not in the wrong code marked
     (``emphasize-lines``); the whole program is one click away, in a dropdown."""
@@ -65,7 +66,7 @@ def fix_block(wrong: str, language: str, do: str) -> str:
     )
 
 
-def _prints(card: dict) -> str:
+def _prints(card: Mapping[str, str]) -> str:
     """The line the fix prints, and where the card's check ran it: today's releases, and
     ``fixed_on`` where the card names one (the release an upgrade names, or the stack where
     the wrong code fails), so the advice is proven where the bug is, not only today."""
