@@ -209,8 +209,54 @@ def check_compile_times_are_measured_without_the_cache(path: Path, root: Path = 
     )
 
 
+GLOSSARY = ROOT / "book" / "how-to-read.md"
+TERM_USES = {
+    "card": r"\bthe card\b",
+    "story": r"\bthe story\b",
+    "record": r"\bthe record\b",
+    "era": r"\beras?\b(?!:)",
+    "overlay": r"\boverlays?\b",
+    "grid": r"\b(?:version )?grids?\b",
+    "A/A control": r"\bA/A control\b",
+    "status board": r"\bstatus board\b",
+}
+"""How a story uses each of the glossary's terms in running text (``the card``, ``eras``)."""
+_NOT_PROSE = re.compile(
+    r"```.*?```|:::\{[^}]*\}.*?$|\{(?!term\})\w+\}`[^`]*`|`[^`\n]*`|^\s*[#:(|].*?$|\[[^\]]*\]\([^)]*\)",
+    re.S | re.M,
+)
+_TERM_ROLE = re.compile(r"\{term\}`(?:[^`<]*<)?([^`>]+)>?`")
+
+
+def glossary_terms() -> list[str]:
+    """The terms of How to read's glossary, as its ``{glossary}`` block lists them."""
+    block = GLOSSARY.read_text().split(":::{glossary}\n", 1)[1].split("\n:::", 1)[0]
+    return [line for line in block.splitlines() if line and not line.startswith(" ")]
+
+
+def check_book_terms_are_linked_at_first_use(path: Path, root: Path = ROOT) -> None:
+    """Issue 51: each glossary term the story uses (after the card, which sync writes) is
+    a link to How to read's glossary (``{term}``) where the reader first meets it."""
+    cells = [c for c in _cells(path) if c["cell_type"] == "markdown"][1:]
+    text = "\n\n".join(_source(c) for c in cells)
+    roles = {m[1].lower(): m.start() for m in reversed(list(_TERM_ROLE.finditer(text)))}
+    prose = _NOT_PROSE.sub(
+        lambda m: " " * len(m[0]), _TERM_ROLE.sub(lambda m: "~" * len(m[0]), text)
+    )
+    assert set(TERM_USES) == set(glossary_terms()), "TERM_USES and the glossary differ"
+    unlinked = []
+    for term, uses in TERM_USES.items():
+        first = re.search(uses, prose, re.I)
+        if first and roles.get(term.lower(), len(text)) > first.start():
+            unlinked.append(
+                f"{term!r} first used unlinked: ...{text[first.start() - 40 : first.end() + 20]}..."
+            )
+    assert not unlinked, "\n".join(unlinked)
+
+
 #: Every check a case notebook must pass as a file, each ``check(path, root)``.
 ANATOMY_CHECKS = (
+    check_book_terms_are_linked_at_first_use,
     check_committed_without_outputs,
     check_listed_in_the_table_of_contents,
     check_sections_follow_the_anatomy,
