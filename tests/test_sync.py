@@ -69,6 +69,19 @@ def test_a_word_changed_in_a_card_line_after_the_first_shows_on_the_page(copy):
     assert not case.today_shown(exc_type, message)
 
 
+def test_a_fact_changed_in_the_case_s_toml_shows_in_its_facts_table(copy):
+    """The facts table is written from ``[facts]`` (issue 50: no copy a contributor keeps
+    in step): one edit of the source, and sync rewrites the page's row."""
+    facts = copy / "casebook" / "cases" / "optax_828" / "case.toml"
+    case = cases.get("optax-828")
+    first = case.facts["lesson"].split()[0]
+    _edit(facts, f"lesson = '''{first}", f"lesson = '''Rewritten: {first}")
+    page = copy / "notebooks" / "01-optax-828-zero-nans-multisteps.ipynb"
+    assert page in sync.stale(copy)
+    sync.sync(copy)
+    assert f"| **Lesson** | Rewritten: {first}" in _markdown(page)
+
+
 def test_a_changed_answer_shows_in_its_exercise(copy):
     facts = copy / "casebook" / "cases" / "optax_828" / "case.toml"
     _edit(facts, "x64 on, found_nan: int64", "x64 on, found_nan: int32")

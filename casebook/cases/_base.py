@@ -187,6 +187,9 @@ class Case:
     why: str = ""  # the card's "Why": one paragraph, as the page's card prints it
     still_open: str = ""  # the card's "Still open": what the fix does not cover
     card: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
+    # the facts table under the story's repro ([facts]: upstream after the title and
+    # date, libraries_note, affected, first_fixed, symptom, lesson), written by sync
+    facts: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
     answers: Mapping[str, str] = field(default_factory=dict, hash=False, compare=False)
     workshop: Mapping[str, Any] = field(default_factory=dict, hash=False, compare=False)
     folder: Path | None = None  # the case's folder (None: built in code, as tests do)
@@ -408,6 +411,7 @@ def read_case(module_file: str | Path, *builders: Callable[[], Mapping[str, Any]
         why=card.get("why", ""),
         still_open=card.get("still_open", ""),
         card={k: v for k, v in card.items() if k not in ("why", "still_open")},
+        facts=dict(facts.get("facts", {})),
         answers=dict(facts.get("answers", {})),
         workshop=dict(facts.get("workshop", {})),
         folder=folder,

@@ -75,6 +75,7 @@ def _page(path: Path, root: Path, cases: Iterable[Case], families: Iterable[BugF
     case = next((c for c in cases if c.docname == docname), None)
     if case is not None:
         cells = _card.rewrite_answers(_card.rewrite_card(cells, case), case)
+        cells = _card.rewrite_facts(cells, case)
     nb["cells"] = cells
     return json.dumps(pairs.paired(nb), indent=1, ensure_ascii=False) + "\n"
 

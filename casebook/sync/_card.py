@@ -13,7 +13,9 @@ Parts of a case notebook are written from the case's data, never by hand:
 * **the story's repro cell** (tagged ``reporter``), whose code after its ``%%on_release``
   line is ``scripts/reporter.py``, and its **fix cell** (tagged ``reporter-fix``), which is
   ``scripts/reporter_fix.py``;
-* **each exercise's "What a correct answer prints"**, from ``[answers]``.
+* **each exercise's "What a correct answer prints"**, from ``[answers]``;
+* **the facts table** under the story's repro (``[facts]``, with the issue's link, title
+  and date from ``[issue]`` and the libraries from ``[case]``).
 
 The page's hidden checks compare what runs with the same data (``CASE.today_shown``,
 ``CASE.answer(label)``), so the text a reader sees and the text a check holds it to are one.
@@ -189,6 +191,41 @@ def rewrite_card(cells: list[dict], case: Case) -> list[dict]:
             cells[i] = dict(cell, source=_lines(magic + "\n" + case.reporter))
         elif FIX_TAG in tags and case.reporter_fix:
             cells[i] = dict(cell, source=_lines(case.reporter_fix))
+    return cells
+
+
+FACTS_ROW = "| **Upstream** |"
+"""The facts table's first row: the Markdown cell that holds it begins with the table."""
+
+
+def facts_table(case: Case) -> str:
+    """The facts table, as the page shows it, from the case's data."""
+    facts, issue = case.facts, case.issue
+    note = facts.get("libraries_note", "")
+    rows = [
+        ("Upstream", f'[{issue.label}]({issue.url}) "{issue.title}", opened {issue.opened}'),
+        ("Libraries", ", ".join(case.libraries) + (f" {note}" if note else "")),
+        ("Affected releases", facts["affected"]),
+        ("First fixed release", facts["first_fixed"]),
+        ("Symptom", facts["symptom"]),
+        ("Lesson", facts["lesson"]),
+    ]
+    rows[0] = (rows[0][0], rows[0][1] + facts["upstream"])
+    return "| | |\n|---|---|\n" + "\n".join(f"| **{k}** | {v} |" for k, v in rows)
+
+
+def rewrite_facts(cells: list[dict], case: Case) -> list[dict]:
+    """``cells`` with the table that opens the facts cell written from ``[facts]`` (a case
+    without ``[facts]`` keeps its page's table)."""
+    if not case.facts:
+        return cells
+    for i, cell in enumerate(cells):
+        text = "".join(cell["source"])
+        if cell["cell_type"] == "markdown" and FACTS_ROW in text:
+            lines = text.split("\n")
+            end = next((k for k, line in enumerate(lines) if not line.startswith("|")), len(lines))
+            rest = "\n".join(lines[end:])
+            cells[i] = dict(cell, source=_lines(facts_table(case) + ("\n" + rest if rest else "")))
     return cells
 
 

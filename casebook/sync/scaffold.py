@@ -113,7 +113,6 @@ def scaffold(
         "opened": opened,
         "bib_key": issue.bib_key,
         "docname": docname,
-        "libraries_text": ", ".join(libraries),
     }
 
     folder.mkdir(parents=True)
