@@ -20,7 +20,7 @@ import pytest
 
 from casebook import cases, explain as _explain
 from casebook.project import ROOT
-from casebook.sync import errorspage
+from casebook.sync import _card, errorspage
 
 CASES = cases.CASES
 HIDDEN = {"remove-input", "remove-cell", "hide-input", "hide-cell"}
@@ -120,7 +120,10 @@ measures the rest on the rendered page)."""
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)
 def test_the_card_keeps_to_its_limits(case):
-    for name, code in (("wrong.py", case.wrong), ("Do this", case.do_this[1])):
+    """The card's code on its first screen: "You probably wrote", and "Do this" as shown
+    there (what differs from the wrong code, the rest folded into one line)."""
+    shown = "\n".join(_card.shown_fix(case.wrong, *case.do_this))
+    for name, code in (("wrong.py", case.wrong), ("Do this", shown)):
         lines = code.splitlines()
         assert len(lines) <= CARD_LINES, f"{case.key}: {name} has {len(lines)} lines"
         assert max(map(len, lines)) <= CARD_COLUMNS, f"{case.key}: a line of {name} wraps"
@@ -166,7 +169,7 @@ def site(tmp_path_factory) -> Path:
     shutil.copy(ROOT / "book" / "references.bib", src / "book" / "references.bib")
     shutil.copytree(ROOT / "notebooks", src / "notebooks", ignore=shutil.ignore_patterns("*.md"))
     (src / "conf.py").write_text(
-        "extensions = ['myst_nb', 'sphinx_exercise', 'sphinxcontrib.bibtex']\n"
+        "extensions = ['myst_nb', 'sphinx_design', 'sphinx_exercise', 'sphinxcontrib.bibtex']\n"
         "root_doc = 'book/errors'\n"
         "nb_execution_mode = 'off'\n"
         "bibtex_bibfiles = ['book/references.bib']\n"
@@ -191,8 +194,9 @@ def _code_blocks(page: Path) -> list[str]:
 
 @pytest.mark.parametrize("case", CASES, ids=lambda c: c.key)
 def test_the_card_s_fix_on_the_built_page_is_the_program_its_page_runs(site, case):
-    """The "Do this" block a reader copies out of the built page is, character for
-    character, the program the page's card-check cell runs on today's stack and checks
+    """The "Do this" program a reader copies out of the built page (the whole program, one
+    click away under the card's folded block) is, character for character, the program the
+    page's card-check cell runs on today's stack and checks
     the printed lines of (``releases.run(card.fix_program)``, asserted above to be there):
     so the executed page proves the copied fix, and it runs once, not twice. Where the
     fix is an upgrade, the page shows the upgrade, and the code it says you wrote is what

@@ -47,21 +47,28 @@ FOLDED = "# ... your lines above, unchanged"
 """The first line of a fix shown as what differs from "You probably wrote"."""
 
 
-def fix_block(wrong: str, language: str, do: str) -> str:
-    """The card's "Do this" as a reader needs it on the first screen: where the fix is Python that
-    begins with lines of "You probably wrote", those lines are folded into one comment and
-    the fix shows what follows, each line that is not in the wrong code marked
-    (``emphasize-lines``); the whole program is one click away, in a dropdown."""
+def shown_fix(wrong: str, language: str, do: str) -> list[str]:
+    """The lines of "Do this" on the card's first screen: where the fix is Python that
+    begins with two or more lines of "You probably wrote", :data:`FOLDED` and what follows;
+    else the whole fix."""
     wrong_lines, lines = wrong.splitlines(), do.splitlines()
     shared = 0
     while shared < min(len(wrong_lines), len(lines)) and wrong_lines[shared] == lines[shared]:
         shared += 1
-    if language != "python" or shared < 2:
+    return [FOLDED, *lines[shared:]] if language == "python" and shared >= 2 else lines
+
+
+def fix_block(wrong: str, language: str, do: str) -> str:
+    """The card's "Do this" as a reader needs it on the first screen (:func:`shown_fix`),
+    each line that is not in the wrong code marked (``emphasize-lines``), the whole program
+    one click away, in a dropdown."""
+    shown = shown_fix(wrong, language, do)
+    if shown[0] != FOLDED:
         return f"```{language}\n{do}\n```"
-    rest = [FOLDED, *lines[shared:]]
-    changed = [str(i + 1) for i, line in enumerate(rest) if i and line not in wrong_lines]
+    wrong_lines = wrong.splitlines()
+    changed = [str(i + 1) for i, line in enumerate(shown) if i and line not in wrong_lines]
     marked = f":emphasize-lines: {','.join(changed)}\n" if changed else ""
-    body = "\n".join(rest)
+    body = "\n".join(shown)
     return (
         f"```{{code-block}} python\n{marked}{body}\n```\n\n"
         f":::{{dropdown}} The whole program\n```python\n{do}\n```\n:::"
