@@ -53,7 +53,7 @@ def compile_seconds(
     Side effect: every jitted function in the process recompiles on its next call, so
     call this before timing steps, not between.  A persistent compilation cache
     (``jax_compilation_cache_dir``, which the test command turns on for every process)
-    would serve the repeats from disk, so it is off while this times (:func:`cache_off`).
+    would serve the repeats from disk, so it is off while this times (``cache_off``, below).
 
     Args:
         fn: the function to compile.
