@@ -141,6 +141,21 @@ def test_a_failed_or_interrupted_run_records_nothing(repo, monkeypatch):
     assert _recorded(repo)
 
 
+def test_a_text_page_the_build_executed_gets_no_record(repo, monkeypatch):
+    """How to read is MyST Markdown with code cells: the build executes and caches it, and
+    recording it after the build read it as a notebook and crashed (.ci/run's book step)."""
+    text = repo / "book" / "how-to-read.md"
+    text.parent.mkdir(exist_ok=True)
+    text.write_text("---\njupytext:\n  text_representation:\n    extension: .md\n---\n# Text\n")
+    listed = types.SimpleNamespace(
+        list_cache_records=lambda: [types.SimpleNamespace(uri=str(text))]
+    )
+    monkeypatch.setattr(buildcache, "_cache", lambda build: listed)
+    buildcache.record_built(repo)
+    records = repo / "_build" / ".casebook-records.json"
+    assert not records.exists() or "how-to-read" not in records.read_text()
+
+
 def test_the_build_rereads_every_page_after_a_record_changed(repo):
     """Sphinx re-reads a page only when its source changes: a page stored anew by the tests
     drops the parsed pages, so the build shows its new outputs; a build with nothing new

@@ -258,13 +258,15 @@ def invalidate_if_stale(root: Path, build: Path | None = None) -> list[str]:
 
 
 def record_built(root: Path, build: Path | None = None) -> None:
-    """After a build: record each page the build executed itself (in the cache without a
-    record, so run with today's inputs), and mark the records as read by Sphinx."""
+    """After a build: record each notebook page the build executed itself (in the cache
+    without a record, so run with today's inputs), and mark the records as read by Sphinx.
+    A text page with code cells (How to read, MyST Markdown) is executed by the build
+    itself every time, in seconds, and has no record."""
     build = build or root / "_build"
     with _records(build) as records:
         for record in _cache(build).list_cache_records():
             page = Path(record.uri)
-            if page.exists() and _key(root, page) not in records:
+            if page.suffix == ".ipynb" and page.exists() and _key(root, page) not in records:
                 records[_key(root, page)] = _entry(root, page)
         stamp, seen = _read_by_sphinx(build, records)
         stamp.write_text(seen)
