@@ -145,8 +145,9 @@ class VersionTable(TableDisplay):
     Made by :func:`version_table` (one code string per column) or
     :func:`~casebook.releases.program_table` (one variant of a program per column). It
     prints as a text table and shows as HTML: one row per release, its imported
-    versions, and ``OK`` or the exception type in each column (green or red, the
-    message's first line as the tooltip).
+    versions, and in each column the value the run returned (:func:`cell_value`; ``OK``
+    when none) or the exception type (green or red, the message's first line as the
+    tooltip).
 
     Args:
         columns: the triggers' names.
