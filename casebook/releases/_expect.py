@@ -145,7 +145,7 @@ class VersionTable(TableDisplay):
     Made by :func:`version_table` (one code string per column) or
     :func:`~casebook.releases.program_table` (one variant of a program per column). It
     prints as a text table and shows as HTML: one row per release, its imported
-    versions, and in each column the value the run returned (:func:`cell_value`; ``OK``
+    versions, and in each column the value the run returned (``cell_value``; ``OK``
     when none) or the exception type (green or red, the message's first line as the
     tooltip).
 
@@ -236,7 +236,7 @@ class VersionTable(TableDisplay):
 
     def table(self) -> Table:
         """One row per release: its name, the versions it imported that differ from the
-        other rows', and per trigger the value it returned (:func:`cell_value`; ``OK`` when
+        other rows', and per trigger the value it returned (``cell_value``; ``OK`` when
         it returned none) or the exception type (green or red in HTML, the first line of the
         message as the tooltip): a count the prose quotes is in the table."""
         varying, caption = self._imported()
