@@ -33,14 +33,13 @@ def test_the_real_eras_are_pinned_and_dated() -> None:
         text = era.lock.read_text()
         assert era.issue.endswith(era.name.split("-")[1]) and era.python == "3.12"
         assert f"--exclude-newer {era.reported}T23:59:59Z" in text  # how it was resolved
-        for package, version in era.packages.items():
-            assert f"\n{package}=={version} \\" in text, (era.name, package)
+        assert {"jax", "jaxlib"} <= set(era.packages), era.name  # read from the lock
         pins = re.findall(r"^\S+==\S+ \\$", text, re.M)
         hashed = re.findall(r"^\S+==\S+ \\\n    --hash=sha256:[0-9a-f]{64}", text, re.M)
         assert pins and len(hashed) == len(pins), era.name  # every pin has its hashes
         # the recorded download is this lock's: one wheel per pin (erasize checked each
         # wheel's hash against the lock when it measured them); a jaxlib alone is > 50 MB
-        assert len(erasize.pins(text)) == len(pins) == era.download_wheels, era.name
+        assert len(eras.pins(text)) == len(pins) == era.download_wheels, era.name
         assert 50e6 < era.download_bytes < 500e6, era.name
 
 
@@ -241,11 +240,11 @@ def test_a_recorded_size_sums_the_wheels_uv_picks_from_the_lock() -> None:
 
 def test_a_recorded_size_goes_into_the_era_table(tmp_path) -> None:
     facts = tmp_path / "case.toml"
-    facts.write_text('[issue]\nopened = "x"\n\n[era]\npython = "3.12"\npackages = { jax = "1" }\n')
+    facts.write_text('[issue]\nopened = "x"\n\n[era]\npython = "3.12"\n\n[case]\nnumber = 1\n')
     erasize.record(facts, erasize.Download(2, 5))
     erasize.record(facts, erasize.Download(3, 7))  # replaced, not added again
     era = tomllib.loads(facts.read_text())["era"]
-    assert era["download"] == {"wheels": 3, "bytes": 7} and era["packages"] == {"jax": "1"}
+    assert era == {"python": "3.12", "download": {"wheels": 3, "bytes": 7}}
 
 
 def test_set_up_and_on_demand_run_one_uv_command_and_the_test_suite_its_offline_twin(

@@ -295,8 +295,8 @@ class Case:
 
 def read_facts(folder: str | Path) -> dict[str, Any]:
     """The facts of the case in ``folder`` (its :data:`FACTS_FILE`): ``[issue]`` (url,
-    title, opened, closed, bib_key) and ``[era]`` (python, packages). A file of the folder
-    (a module's ``__file__``) stands for the folder."""
+    title, opened, closed, bib_key) and ``[era]`` (python, download; the versions are in
+    its ``era.txt``). A file of the folder (a module's ``__file__``) stands for the folder."""
     folder = Path(folder)
     if folder.is_file():
         folder = folder.parent

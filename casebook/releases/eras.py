@@ -5,15 +5,15 @@ stack of the day an issue was reported: the releases of jax, jaxlib, optax, equi
 diffrax (and their dependencies) that were the newest on PyPI that day, resolved with
 ``uv pip compile --exclude-newer DATE`` and pinned with sha256 hashes in a lock file per
 era, for CPython on Linux x86_64. The era lives in its case's folder, written once:
-``casebook/cases/optax_828/case.toml`` names the day (``[issue] opened``) and the stack::
+``casebook/cases/optax_828/case.toml`` names the day (``[issue] opened``) and the Python::
 
     [era]
     python = "3.12"
-    packages = { jax = "0.4.25", jaxlib = "0.4.25", optax = "0.1.9" }
     download = { wheels = 12, bytes = 140328779 }
 
-and ``era.txt`` beside it is the lock; ``download`` is what uv measured when the era was
-locked (:mod:`casebook.releases.erasize`). This module reads those files as data (it
+and ``era.txt`` beside it is the lock, the one place the era's versions are written
+(:attr:`Era.packages` reads the :data:`NOTABLE` ones from it); ``download`` is what uv
+measured when the era was locked (:mod:`casebook.releases.erasize`). This module reads those files as data (it
 imports nothing of :mod:`casebook.cases`, which sits above it).
 
 A run names an era as its target, ``"era:optax-828"`` (``%%on_release era:optax-828``).
@@ -38,6 +38,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -72,10 +73,34 @@ FACTS_FILE = "case.toml"
 
 _STAMP = ".casebook-era"
 
+NOTABLE = ("jax", "jaxlib", "optax", "equinox", "diffrax", "optimistix", "lineax", "chex", "numpy")
+"""The packages an era names, in this order, where its lock pins them."""
+
+_PIN = re.compile(r"^([A-Za-z0-9][\w.-]*)==(\S+)((?:[ \t]*\\\n[ \t]*--hash=sha256:\w+)+)", re.M)
+
+
+def normal_name(name: str) -> str:
+    """A distribution's name as the lock compares it (PEP 503): ``"Jax_Lib"`` is ``"jax-lib"``."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pins(lock: str) -> dict[str, tuple[str, frozenset[str]]]:
+    """``{name: (version, sha256s)}`` of the hashed pins of a lock's text."""
+    return {
+        normal_name(name): (version, frozenset(re.findall(r"sha256:(\w+)", hashes)))
+        for name, version, hashes in _PIN.findall(lock)
+    }
+
+
+def _notable(lock: Path) -> dict[str, str]:
+    pinned = pins(lock.read_text())
+    return {name: pinned[name][0] for name in NOTABLE if name in pinned}
+
 
 @dataclasses.dataclass(frozen=True)
 class Era:
-    """The stack of the day an issue was reported: its lock, its Python, its versions, and
+    """The stack of the day an issue was reported: its lock, its Python, its versions (the
+    lock's :data:`NOTABLE` pins), and
     what installing it downloads (wheels and bytes, for CPython on Linux x86_64, as uv
     measured them when it was locked; 0 where nothing was recorded)."""
 
@@ -105,8 +130,8 @@ class Era:
 def load_eras(path: Path | None = None) -> dict[str, Era]:
     """The eras of the book, ``{"optax-828": Era, ...}``: one per case folder whose facts
     file has an ``[era]`` table. ``path`` (or ``CASEBOOK_MANIFEST``) names instead one
-    TOML file of ``[era."NAME"]`` tables with ``reported``, ``issue``, ``python``, ``lock``
-    and ``packages`` (how the tests describe a synthetic era)."""
+    TOML file of ``[era."NAME"]`` tables with ``reported``, ``issue``, ``python`` and
+    ``lock`` (how the tests describe a synthetic era)."""
     named = path or os.environ.get("CASEBOOK_MANIFEST")
     if named:
         return _eras_of_file(Path(named))
@@ -116,6 +141,11 @@ def load_eras(path: Path | None = None) -> dict[str, Era]:
             facts = tomllib.load(f)
         if "era" not in facts:
             continue
+        if "packages" in facts["era"]:
+            raise ReleaseError(
+                f"{facts_file}: [era] packages copies era.txt, which alone holds the era's "
+                "versions now: remove the line"
+            )
         name = facts_file.parent.name.replace("_", "-")
         eras[name] = Era(
             name=name,
@@ -123,7 +153,7 @@ def load_eras(path: Path | None = None) -> dict[str, Era]:
             issue=facts["issue"]["url"],
             python=facts["era"]["python"],
             lock=facts_file.parent / LOCK_FILE,
-            packages=dict(facts["era"]["packages"]),
+            packages=_notable(facts_file.parent / LOCK_FILE),
             **_download(facts["era"]),
         )
     return eras
@@ -141,7 +171,7 @@ def _eras_of_file(path: Path) -> dict[str, Era]:
             issue=entry["issue"],
             python=entry["python"],
             lock=lock if lock.is_absolute() else path.parent / lock,
-            packages=dict(entry["packages"]),
+            packages=_notable(lock if lock.is_absolute() else path.parent / lock),
             **_download(entry),
         )
     return eras
