@@ -9,6 +9,8 @@ from __future__ import annotations
 
 import json
 import re
+import subprocess
+import sys
 from pathlib import Path
 
 import pytest
@@ -58,6 +60,14 @@ def _source(cell: dict) -> str:
 
 def test_there_are_case_notebooks():
     assert NOTEBOOKS, "no notebooks/NN-*.ipynb found"
+
+
+def test_the_pages_code_is_linted():
+    """ruff over the pages and the book's extensions (ruff.toml; the package's own lint is
+    ``tests/test_lint.py``, which reads no page)."""
+    command = [sys.executable, "-m", "ruff", "check", "notebooks", "book"]
+    proc = subprocess.run(command, cwd=ROOT, capture_output=True, text=True)
+    assert proc.returncode == 0, f"`ruff check notebooks book` found:\n{proc.stdout}{proc.stderr}"
 
 
 def check_committed_without_outputs(path: Path, root: Path = ROOT) -> None:
