@@ -4,8 +4,8 @@ The walk of one cell, on the current stack, on a release and in an era: the magi
 runner, the runner resolves the target in one call (eras, or patches and the manifest),
 the pool runs the child once, and the outcome comes back to the magic, which shows it and
 asserts it. The test records every call that crosses from one ``casebook`` file into
-another (``sys.setprofile``) and fails on a file entered twice. CONTRIBUTING.md draws the
-walk.
+another (``sys.setprofile``) and fails on a file entered twice. CONTRIBUTING.md ("The
+map") says the walk.
 """
 
 from __future__ import annotations
