@@ -349,3 +349,38 @@ def test_a_new_case_walks_the_documented_path(tmp_path):
     # the new case joins the cases not yet timed (any other is test_workshop.py's to report)
     assert plan.unmeasured(cases=new) == [*plan.unmeasured(), f"{nn}-optax-9999-a-new-bug"]
     assert "optax-9999" in (root / "README.md").read_text()
+
+
+def test_a_case_of_a_kind_no_case_has_yet_needs_no_code(tmp_path):
+    """A silent wrong number (``symptom = "wrong-number"``, a kind of
+    ``casebook/cases/symptoms.toml`` that no case has yet) is scaffolded, filled as data
+    and synced: its card takes the kind's heading and its check asserts what ``wrong.py``
+    prints; a kind the file does not hold fails the registry, naming the kinds it has."""
+    root = _copy(tmp_path)
+    args = ["optax-9997", "--issue", "https://github.com/google-deepmind/optax/issues/9997"]
+    args += ["--title", "A wrong sum", "--opened", "2026-01-03", "--root", str(root)]
+    assert scaffold.main([*args, "--no-sync"]) == 0
+    folder = root / "casebook" / "cases" / "optax_9997"
+    (folder / "scripts" / "wrong.py").write_text("print('sum: 5.0')\n")
+    facts = folder / "case.toml"
+    text = re.sub(r"(?ms)^\[\[message\]\].*?(?=^# What marks)", "", facts.read_text())
+    text = text.replace('# symptom = "error"', 'symptom = "wrong-number"')
+    facts.write_text(
+        text.replace("today = '''TODO: today's message, verbatim'''", "today = 'sum: 5.0'")
+    )
+    sync.sync(root)
+    case = cases.load(root / "casebook" / "cases")[-1]
+    assert (case.key, case.raises) == ("optax-9997", False)
+    heading = cases.symptoms()["wrong-number"]["heading"]
+    cells = json.loads((root / case.notebook).read_text())["cells"]
+    assert f"{{admonition}} {heading}\n" in "".join(cells[0]["source"])
+    check = next(c for c in cells if card_text.CHECK_TAG in c["metadata"].get("tags", []))
+    assert "card.today_printed(wrong.stdout)" in "".join(check["source"])
+    assert case.today_printed("sum: 5.0\n")
+
+    facts.write_text(facts.read_text().replace('symptom = "wrong-number"', 'symptom = "slowdown"'))
+    with pytest.raises(
+        ValueError,
+        match=r"'slowdown' is no kind of case in symptoms\.toml \(error, leak, wrong-number\)",
+    ):
+        cases.load(root / "casebook" / "cases")

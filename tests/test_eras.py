@@ -39,7 +39,7 @@ def test_the_real_eras_are_pinned_and_dated() -> None:
         assert pins and len(hashed) == len(pins), era.name  # every pin has its hashes
         # the recorded download is this lock's: one wheel per pin (erasize checked each
         # wheel's hash against the lock when it measured them); a jaxlib alone is > 50 MB
-        assert len(eras.pins(text)) == len(pins) == era.download_wheels, era.name
+        assert len(erasize.pins(text)) == len(pins) == era.download_wheels, era.name
         assert 50e6 < era.download_bytes < 500e6, era.name
 
 

@@ -28,7 +28,7 @@ def _id(cm) -> str:
 
 def test_every_case_has_messages_and_today_s_wording_where_it_still_fails():
     for case in cases.CASES:
-        # a bug that raises nothing ([card] symptom = "printed", case 6) has no wording
+        # a bug of a kind that raises nothing (case 6, a leak) has no wording
         assert case.messages or not case.raises, f"{case.key} lists no message"
         assert case.do_this[1] and case.why and case.still_open, (
             f"{case.key}: the card's data is missing"

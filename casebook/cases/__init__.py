@@ -42,6 +42,7 @@ from casebook.cases._base import (
     Issue,
     Message,
     Trigger,
+    symptoms,
 )
 from casebook.cases._findings import SIGNATURES as _FINDING_SIGNATURES, TRIGGERS as FINDINGS
 from casebook.cases._signatures import (
@@ -82,6 +83,7 @@ __all__ = [
     "load",
     "normalize",
     "read_families",
+    "symptoms",
     "unlisted",
 ]
 

@@ -56,6 +56,16 @@ _INSTALLED = re.compile(r"(?<= at )\S*/(?=(?:optax|equinox|diffrax|jax)/)")
 #: The statuses a board trigger can record: see :mod:`casebook.status.board`.
 STATUSES = ("fixed", "still failing", "silent")
 
+SYMPTOMS_FILE = Path(__file__).with_name("symptoms.toml")
+"""The kinds of case (``[[symptom]]``: key, raises, heading), which a card's ``symptom``
+names."""
+
+
+def symptoms(path: Path = SYMPTOMS_FILE) -> dict[str, dict[str, Any]]:
+    """The kinds of case, ``{"error": {"raises": True, "heading": ...}, ...}``."""
+    with open(path, "rb") as f:
+        return {s["key"]: s for s in tomllib.load(f)["symptom"]}
+
 
 @dataclass(frozen=True)
 class Trigger:
@@ -243,12 +253,19 @@ class Case:
         return self.wrong if self.card.get("upgrade") else self.fix
 
     @property
+    def symptom(self) -> Mapping[str, Any]:
+        """The case's kind (``[card] symptom``, a key of ``symptoms.toml``; ``"error"`` by
+        default): whether the bug raises, and the card's heading."""
+        kinds = symptoms(self.folder.parent / SYMPTOMS_FILE.name if self.folder else SYMPTOMS_FILE)
+        return kinds[self.card.get("symptom", "error")]
+
+    @property
     def raises(self) -> bool:
-        """Whether the bug raises: the card's "Today" block is then an exception's message
-        (``[card] symptom = "error"``, the default). A bug that raises nothing (a leak, a
-        wrong number) sets ``symptom = "printed"``: its "Today" block is what
-        ``scripts/wrong.py`` prints where the card says it fails (:meth:`today_printed`)."""
-        return self.card.get("symptom", "error") == "error"
+        """Whether the bug raises: the card's "Today" block is then an exception's message.
+        A bug that raises nothing (a leak, a wrong number) has a kind that does not: its
+        "Today" block is what ``scripts/wrong.py`` prints where the card says it fails
+        (:meth:`today_printed`)."""
+        return bool(self.symptom["raises"])
 
     def today_shown(self, exc_type: str, message: str) -> bool:
         """Whether the card's "Today" block (``[card] today``) is ``exc_type: message`` as
@@ -337,6 +354,12 @@ def read_case(module_file: str | Path, *builders: Callable[[], Mapping[str, Any]
     folder = Path(module_file).resolve().parent
     facts = read_facts(folder)
     case, card = facts["case"], facts.get("card", {})
+    kinds = symptoms(folder.parent / SYMPTOMS_FILE.name)
+    if card.get("symptom", "error") not in kinds:
+        raise ValueError(
+            f"{folder / FACTS_FILE}: [card] symptom = {card['symptom']!r} is no kind of "
+            f"case in {SYMPTOMS_FILE.name} ({', '.join(kinds)}): add it there, or use one"
+        )
     issue = read_issue(folder)
     built = {b.__name__: b for b in builders}
     docname = case["docname"]

@@ -11,23 +11,19 @@ era, for CPython on Linux x86_64. The era lives in its case's folder, written on
     python = "3.12"
     download = { wheels = 12, bytes = 140328779 }
 
-and ``era.txt`` beside it is the lock, the one place the era's versions are written
-(:attr:`Era.packages` reads the :data:`NOTABLE` ones from it); ``download`` is what uv
-measured when the era was locked (:mod:`casebook.releases.erasize`). This module reads those files as data (it
-imports nothing of :mod:`casebook.cases`, which sits above it).
+and ``era.txt`` beside it is the lock, the one place its versions are written; ``download``
+is what uv measured when the era was locked (:mod:`casebook.releases.erasize`). This module
+reads those files as data (it imports nothing of :mod:`casebook.cases`, above it).
 
 A run names an era as its target, ``"era:optax-828"`` (``%%on_release era:optax-828``).
 :func:`ensure` builds the era's venv on first use, under the cache (``eras/KEY``), with
 an interpreter of the era's Python (:func:`find_python`), in one way everywhere:
-``uv pip install --require-hashes --no-deps -r era.txt``. uv picks each pin's wheel for
-the venv's Python and platform, checks its hash, and keeps it in its wheel cache, shared
-by all eras and by every clone on the machine. Where it may download (the set-up,
+``uv pip install --require-hashes --no-deps -r era.txt`` (uv checks each wheel's hash and
+keeps it in its cache, shared by all eras and clones). Where it may download (the set-up,
 :func:`ensure_all`; a page in Colab, :func:`casebook.releases._manifest.on_demand`), the
-era's recorded size is printed first and uv's own lines follow as they come; anywhere
-else (the test suite, a page in a clone) uv runs ``--offline``, so an era whose wheels
-are not in its cache fails at once, naming ``python3 -m casebook fetch``.
-A venv is built in a scratch directory and renamed into place only when complete, so a
-failed build leaves nothing behind and the next run retries it cleanly.
+era's recorded size is printed first; anywhere else uv runs ``--offline``, so an era whose
+wheels are not cached fails at once, naming ``python3 -m casebook fetch``. A venv is built
+in a scratch directory and renamed into place only when complete.
 
 Standard library only: the set-up command builds the eras before anything else is
 importable, and an era's own interpreter imports this package's child program.
@@ -38,7 +34,6 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
-import re
 import shutil
 import subprocess
 import sys
@@ -48,6 +43,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from casebook import storage
+from casebook.lock import locked_versions
 from casebook.project import PACKAGE
 from casebook.releases._manifest import cache_dir, on_demand
 from casebook.releases.errors import (
@@ -76,33 +72,12 @@ _STAMP = ".casebook-era"
 NOTABLE = ("jax", "jaxlib", "optax", "equinox", "diffrax", "optimistix", "lineax", "chex", "numpy")
 """The packages an era names, in this order, where its lock pins them."""
 
-_PIN = re.compile(r"^([A-Za-z0-9][\w.-]*)==(\S+)((?:[ \t]*\\\n[ \t]*--hash=sha256:\w+)+)", re.M)
-
-
-def normal_name(name: str) -> str:
-    """A distribution's name as the lock compares it (PEP 503): ``"Jax_Lib"`` is ``"jax-lib"``."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def pins(lock: str) -> dict[str, tuple[str, frozenset[str]]]:
-    """``{name: (version, sha256s)}`` of the hashed pins of a lock's text."""
-    return {
-        normal_name(name): (version, frozenset(re.findall(r"sha256:(\w+)", hashes)))
-        for name, version, hashes in _PIN.findall(lock)
-    }
-
-
-def _notable(lock: Path) -> dict[str, str]:
-    pinned = pins(lock.read_text())
-    return {name: pinned[name][0] for name in NOTABLE if name in pinned}
-
 
 @dataclasses.dataclass(frozen=True)
 class Era:
     """The stack of the day an issue was reported: its lock, its Python, its versions (the
-    lock's :data:`NOTABLE` pins), and
-    what installing it downloads (wheels and bytes, for CPython on Linux x86_64, as uv
-    measured them when it was locked; 0 where nothing was recorded)."""
+    lock's :data:`NOTABLE` pins), and what installing it downloads (wheels and bytes, for
+    CPython on Linux x86_64, as uv measured them; 0 where nothing was recorded)."""
 
     name: str
     reported: str
@@ -142,10 +117,7 @@ def load_eras(path: Path | None = None) -> dict[str, Era]:
         if "era" not in facts:
             continue
         if "packages" in facts["era"]:
-            raise ReleaseError(
-                f"{facts_file}: [era] packages copies era.txt, which alone holds the era's "
-                "versions now: remove the line"
-            )
+            raise ReleaseError(f"{facts_file}: [era] packages: era.txt holds the versions")
         name = facts_file.parent.name.replace("_", "-")
         eras[name] = Era(
             name=name,
@@ -153,7 +125,7 @@ def load_eras(path: Path | None = None) -> dict[str, Era]:
             issue=facts["issue"]["url"],
             python=facts["era"]["python"],
             lock=facts_file.parent / LOCK_FILE,
-            packages=_notable(facts_file.parent / LOCK_FILE),
+            packages=locked_versions(NOTABLE, facts_file.parent / LOCK_FILE),
             **_download(facts["era"]),
         )
     return eras
@@ -170,8 +142,8 @@ def _eras_of_file(path: Path) -> dict[str, Era]:
             reported=entry["reported"],
             issue=entry["issue"],
             python=entry["python"],
-            lock=lock if lock.is_absolute() else path.parent / lock,
-            packages=_notable(lock if lock.is_absolute() else path.parent / lock),
+            lock=path.parent / lock,
+            packages=locked_versions(NOTABLE, path.parent / lock),
             **_download(entry),
         )
     return eras

@@ -33,6 +33,7 @@ from casebook.releases.errors import ReleaseError
 PLATFORM = "x86_64-manylinux_2_28"
 """The platform the era locks are resolved for (``uv pip compile --python-platform``)."""
 
+_PIN = re.compile(r"^([A-Za-z0-9][\w.-]*)==(\S+)((?:[ \t]*\\\n[ \t]*--hash=sha256:\w+)+)", re.M)
 _REQUIREMENTS = re.compile(r"^# \(\S+\.in: ([^;]+);", re.M)
 _BY = "measured: python -m casebook.releases.erasize"
 
@@ -45,14 +46,26 @@ class Download:
     bytes: int
 
 
+def _normal(name: str) -> str:
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def pins(lock: str) -> dict[str, tuple[str, frozenset[str]]]:
+    """``{name: (version, sha256s)}`` of the hashed pins of a lock's text."""
+    return {
+        _normal(name): (version, frozenset(re.findall(r"sha256:(\w+)", hashes)))
+        for name, version, hashes in _PIN.findall(lock)
+    }
+
+
 def measure(pylock: str, lock: str) -> Download:
     """The wheels a ``pylock.toml`` (uv's, for one platform) names, counted and summed,
     after checking that they are the lock's: :class:`ReleaseError` names a package whose
     version or wheel the lock does not pin, or a pin it does not cover."""
-    pinned = eras.pins(lock)
+    pinned = pins(lock)
     sizes: dict[str, int] = {}
     for package in tomllib.loads(pylock)["packages"]:
-        name, wheels = eras.normal_name(package["name"]), package.get("wheels", [])
+        name, wheels = _normal(package["name"]), package.get("wheels", [])
         if len(wheels) != 1:
             raise ReleaseError(f"{name}: uv names {len(wheels)} wheels for {PLATFORM}, not 1")
         version, hashes = pinned.get(name, ("", frozenset()))

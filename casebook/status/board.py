@@ -62,8 +62,8 @@ def _status(outcome: releases.Outcome) -> tuple[str, str]:
 
 FAILS_IN_ERA = ("still failing", "silent")
 """What a case's own trigger does in its era: it raises, or, for a bug that raises nothing
-(a leak, a wrong number: ``[card] symptom = "printed"``), it runs and its check of the
-result fails ("silent")."""
+(a leak, a wrong number: a kind of ``casebook/cases/symptoms.toml`` that does not raise),
+it runs and its check of the result fails ("silent")."""
 
 _STATUS_COLORS = {"fixed": "#1a7f37", "still failing": "#cf222e", "silent": "#9a6700"}
 

@@ -30,10 +30,6 @@ from casebook.cases import Case
 
 REPORTER_TAG, FIX_TAG, CHECK_TAG = "reporter", "reporter-fix", "card-check"
 
-HEADING = "If you got here from this error"
-HEADING_PRINTED = "If your program shows this"
-"""The card's heading: for a bug that raises, and for one that raises nothing (a leak, a
-wrong number), whose "Today" block is what ``scripts/wrong.py`` prints."""
 
 ANSWER = re.compile(
     r"(:label: (case\d+-ex\d+)\n.*?:::\{dropdown\} What a correct answer prints\n```text\n)"
@@ -90,7 +86,7 @@ def _prints(card: Mapping[str, str]) -> str:
 def card_markdown(case: Case) -> str:
     """The card cell's Markdown, from ``case.toml``'s ``[card]`` and the card's scripts."""
     card = case.card
-    heading = HEADING if case.raises else HEADING_PRINTED
+    heading = case.symptom["heading"]  # the case's kind's (casebook/cases/symptoms.toml)
     language, do = case.do_this
     prints = _prints(card)
     return (
