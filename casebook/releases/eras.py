@@ -34,6 +34,7 @@ from __future__ import annotations
 import dataclasses
 import hashlib
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -43,7 +44,6 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from casebook import storage
-from casebook.lock import locked_versions
 from casebook.project import PACKAGE
 from casebook.releases._manifest import cache_dir, on_demand
 from casebook.releases.errors import (
@@ -125,7 +125,7 @@ def load_eras(path: Path | None = None) -> dict[str, Era]:
             issue=facts["issue"]["url"],
             python=facts["era"]["python"],
             lock=facts_file.parent / LOCK_FILE,
-            packages=locked_versions(NOTABLE, facts_file.parent / LOCK_FILE),
+            packages=_versions(facts_file.parent / LOCK_FILE),
             **_download(facts["era"]),
         )
     return eras
@@ -143,7 +143,7 @@ def _eras_of_file(path: Path) -> dict[str, Era]:
             issue=entry["issue"],
             python=entry["python"],
             lock=path.parent / lock,
-            packages=locked_versions(NOTABLE, path.parent / lock),
+            packages=_versions(path.parent / lock),
             **_download(entry),
         )
     return eras
@@ -152,10 +152,13 @@ def _eras_of_file(path: Path) -> dict[str, Era]:
 def _download(table: Mapping) -> dict[str, int]:
     """The :class:`Era` fields of an ``[era]`` table's ``download`` (absent: none)."""
     recorded = table.get("download", {})
-    return {
-        "download_wheels": recorded.get("wheels", 0),
-        "download_bytes": recorded.get("bytes", 0),
-    }
+    return {f"download_{key}": recorded.get(key, 0) for key in ("wheels", "bytes")}
+
+
+def _versions(lock: Path) -> dict[str, str]:
+    """The :data:`NOTABLE` pins of an era's lock (uv writes names normalized, unmarked)."""
+    pins = dict(re.findall(r"^([a-z0-9-]+)==([^\s\\]+)", lock.read_text(), re.M))
+    return {name: pins[name] for name in NOTABLE if name in pins}
 
 
 def history(requires: tuple[str, ...] = (), eras: Mapping[str, Era] | None = None) -> list[str]:
@@ -187,13 +190,9 @@ def venv_dir(era: Era, cache: Path | None = None) -> Path:
 
 
 def _runs(python: str | Path, version: str) -> bool:
+    argv = [str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"]
     try:
-        out = subprocess.run(
-            [str(python), "-c", "import sys; print('%d.%d' % sys.version_info[:2])"],
-            capture_output=True,
-            text=True,
-            timeout=30,
-        )
+        out = subprocess.run(argv, capture_output=True, text=True, timeout=30)
     except (OSError, subprocess.TimeoutExpired):
         return False
     return out.returncode == 0 and out.stdout.strip() == version
