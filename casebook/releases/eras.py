@@ -76,7 +76,7 @@ NOTABLE = ("jax", "jaxlib", "optax", "equinox", "diffrax", "optimistix", "lineax
 @dataclasses.dataclass(frozen=True)
 class Era:
     """The stack of the day an issue was reported: its lock, its Python, its versions (the
-    lock's :data:`NOTABLE` pins), and what installing it downloads (wheels and bytes, for
+    lock's ``NOTABLE`` pins), and what installing it downloads (wheels and bytes, for
     CPython on Linux x86_64, as uv measured them; 0 where nothing was recorded)."""
 
     name: str
@@ -156,7 +156,7 @@ def _download(table: Mapping) -> dict[str, int]:
 
 
 def _versions(lock: Path) -> dict[str, str]:
-    """The :data:`NOTABLE` pins of an era's lock (uv writes names normalized, unmarked)."""
+    """The ``NOTABLE`` pins of an era's lock (uv writes names normalized, unmarked)."""
     pins = dict(re.findall(r"^([a-z0-9-]+)==([^\s\\]+)", lock.read_text(), re.M))
     return {name: pins[name] for name in NOTABLE if name in pins}
 
