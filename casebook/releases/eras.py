@@ -76,7 +76,7 @@ NOTABLE = ("jax", "jaxlib", "optax", "equinox", "diffrax", "optimistix", "lineax
 @dataclasses.dataclass(frozen=True)
 class Era:
     """The stack of the day an issue was reported: its lock, its Python, its versions (the
-    lock's :data:`NOTABLE` pins), and what installing it downloads (wheels and bytes, for
+    lock's ``NOTABLE`` pins), and what installing it downloads (wheels and bytes, for
     CPython on Linux x86_64, as uv measured them; 0 where nothing was recorded)."""
 
     name: str
