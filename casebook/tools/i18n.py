@@ -11,8 +11,8 @@ literals and outputs are never extracted, so messages stay verbatim.
 
 Only the reader's doors are kept in catalogs (:data:`PAGES`): the other pages' templates are
 dropped before the merge, so their stories and records stay English and no catalog holds
-entries nobody is asked to translate. On a case page only the card is in scope
-(:func:`card_entries`); the rest of its catalog is the story, which may stay English.
+entries nobody is asked to translate. On a case page the card and the exercises' statements
+are in scope (:func:`in_scope`); the rest of its catalog is the story, which may stay English.
 
 Both Sphinx runs go through Jupyter Book's own ``build_sphinx``, with ``_config.yml`` and
 ``_toc.yml`` as ``jupyter-book build`` reads them, so the two languages share one
@@ -122,18 +122,21 @@ def update(locale: Path | None = None, work: Path | None = None) -> None:
 
 
 def card(page: str) -> str | None:
-    """A case page's card, the text of its first Markdown cell (``sync`` writes it), or
-    ``None`` for a page that is not a notebook: there the whole catalog is in scope."""
+    """What a case page's catalog must translate: its card (the first Markdown cell, which
+    ``sync`` writes) and its exercises' statements (the cells holding an ``{exercise}``),
+    which the student editions hand out; ``None`` for a page that is not a case's, whose
+    whole catalog is in scope."""
     path = ROOT / f"{page}.ipynb"
     if not page.startswith("notebooks/") or not path.exists():
         return None
-    cells = json.loads(path.read_text())["cells"]
-    return "".join(next(c for c in cells if c["cell_type"] == "markdown")["source"])
+    cells = [c for c in json.loads(path.read_text())["cells"] if c["cell_type"] == "markdown"]
+    texts = ["".join(c["source"]) for c in cells]
+    return "\n".join([texts[0], *(t for t in texts[1:] if "{exercise}" in t)])
 
 
 def in_scope(page: str, msgid: str) -> bool:
     """Whether a reader of the translation must find ``msgid`` of ``page`` translated: every
-    entry of a door page, and on a case page the entries its card holds."""
+    entry of a door page, and on a case page those of its card and exercises."""
     text = card(page)
     return text is None or " ".join(msgid.split()) in " ".join(text.split())
 
