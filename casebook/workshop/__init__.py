@@ -101,7 +101,10 @@ def zip_handouts(site: Path, root: Path = ROOT, language: str = "en") -> tuple[P
     folder.mkdir(parents=True, exist_ok=True)
     student, teacher = folder / "student.zip", folder / "teacher.zip"
     plain = render_book(root, language=language) if language != "en" else None
-    editions = [cut(page, root=root, plain=plain[page] if plain else None) for page in PAGES]
+    editions = [
+        cut(page, root=root, plain=plain[page] if plain else None, language=language)
+        for page in PAGES
+    ]
     with zipfile.ZipFile(student, "w", zipfile.ZIP_DEFLATED) as z:
         if plain is None:
             for path in sorted((root / HANDOUTS / "student").glob("*.ipynb")):
