@@ -80,8 +80,10 @@ def build(builder: str, out: Path, language: str = "en", execute: bool = True) -
         "language": language,
         "nb_execution_cache_path": str(ROOT / "_build" / ".jupyter_cache"),
     }
+    if not execute or language != "en":  # a shared link's card image: no CJK font to draw it
+        overrides["ogp_social_cards"] = {"enable": False}
     if not execute:
-        overrides |= {"nb_execution_mode": "off", "ogp_social_cards": {"enable": False}}
+        overrides["nb_execution_mode"] = "off"
     result = build_sphinx(
         ROOT,
         out,
