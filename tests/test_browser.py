@@ -11,7 +11,8 @@ first. Each story, from the title to the Exercises heading, must read in 20 minu
 words at 200 a minute plus 10 seconds per visible line of code, read by
 ``tests/browser/story.js``; printed outputs count where the site was executed, as
 ``python3 -m casebook book`` builds it), and a page's visible code names at most 3 of the
-book's own helpers. Without chromium these tests skip, and the test command says so in its
+book's own helpers. The zh_CN edition's cards (``_build/html/zh_CN/``) are held to the same
+first-screen limits, their screenshots in ``_build/screens/zh_CN/``. Without chromium these tests skip, and the test command says so in its
 last lines.
 """
 
@@ -139,16 +140,20 @@ def _read(dom: str, element: str) -> dict | list:
 
 
 @functools.cache
-def _read_page(page: Path) -> dict[str, dict]:
+def _read_page(page: Path, do_this: str = "Do this", screens: Path = SCREENS) -> dict[str, dict]:
     """What :data:`MEASURE` and :data:`STORY` write on a copy of ``page`` opened in chromium
     (each appends its element at the end of the body, below the first screen), and the
-    first screen saved in ``_build/screens``: one chromium run per page."""
+    first screen saved in ``screens``: one chromium run per page. ``do_this``: the words
+    that introduce the card's fix, in the page's language."""
     probe = page.with_name(page.stem + ".probe.html")
-    scripts = "".join(f"<script>{s.read_text()}</script>" for s in (VISIBLE, MEASURE, STORY))
+    label = f"<script>window.casebookDoThis = {json.dumps(do_this)};</script>"
+    scripts = label + "".join(
+        f"<script>{s.read_text()}</script>" for s in (VISIBLE, MEASURE, STORY)
+    )
     probe.write_text(page.read_text().replace("</body>", scripts + "</body>", 1))
-    SCREENS.mkdir(parents=True, exist_ok=True)
+    screens.mkdir(parents=True, exist_ok=True)
     try:
-        dom = _dump(probe.as_uri(), screenshot=SCREENS / (page.stem + ".png"))
+        dom = _dump(probe.as_uri(), screenshot=screens / (page.stem + ".png"))
     finally:
         probe.unlink()
     found = {element: _read(dom, element) for element in ("casebook-measure", "casebook-story")}
@@ -156,9 +161,9 @@ def _read_page(page: Path) -> dict[str, dict]:
     return found
 
 
-def measure(page: Path) -> dict:
-    """The first-screen figures of one built page, and its screenshot in ``_build/screens``."""
-    return _read_page(page)["casebook-measure"]
+def measure(page: Path, do_this: str = "Do this", screens: Path = SCREENS) -> dict:
+    """The first-screen figures of one built page, and its screenshot in ``screens``."""
+    return _read_page(page, do_this, screens)["casebook-measure"]
 
 
 #: How the book's own package shows in a page's code: a module of it and an attribute.
@@ -221,6 +226,42 @@ def test_the_card_s_fix_is_on_the_first_screen(site, case):
     assert figures["wordsAbove"] <= WORDS_ABOVE, figures
     assert figures["overflowPx"] <= 0, figures
     assert (SCREENS / (page.stem + ".png")).stat().st_size > 10_000
+
+
+ZH_DO_THIS = "这样改"
+"""How the zh cards introduce the fix: the translation of "**Do this**" in each card's
+catalog (``locale/zh_CN/LC_MESSAGES/notebooks/``)."""
+
+
+@pytest.fixture(scope="module")
+def zh_site(tmp_path_factory) -> Path:
+    """The zh_CN site: ``_build/html/zh_CN`` when it is newer than every input and the
+    catalogs, else a fresh build of the pages, not executed, in a process of its own."""
+    built = ROOT / "_build" / "html" / "zh_CN"
+    inputs = [ROOT / p for p in (*INPUTS, "locale")]
+    if (built / "search.html").exists() and (built / "search.html").stat().st_mtime > _newest(
+        inputs
+    ):
+        return built
+    out = tmp_path_factory.mktemp("zh")
+    command = ["-m", "casebook.tools.i18n", "html", "--out", str(out), "--not-executed"]
+    subprocess.run([sys.executable, *command], check=True, capture_output=True)
+    return out / "zh_CN"
+
+
+@pytest.mark.parametrize("case", cases.CASES, ids=lambda c: c.key)
+def test_the_zh_card_s_fix_is_on_the_first_screen(zh_site, case):
+    """The same limits as the English card's: the fix (and its changed line) above 800 px,
+    the title in at most 2 lines, no code wider than its column."""
+    page = zh_site / (case.docname + ".html")
+    figures = measure(page, ZH_DO_THIS, SCREENS / "zh_CN")
+    print(case.key, figures)
+    assert ZH_DO_THIS in page.read_text(), "the card's fix is not introduced in Chinese"
+    assert figures["h1Lines"] <= H1_LINES, figures
+    assert figures["fixTop"] is not None and figures["fixTop"] < FIX_TOP_PX, figures
+    changed = figures["changedTop"]
+    assert changed is None or changed <= FIX_TOP_PX, figures
+    assert figures["overflowPx"] <= 0, figures
 
 
 @pytest.mark.parametrize("case", cases.CASES, ids=lambda c: c.key)

@@ -124,7 +124,7 @@ def test_a_render_is_kept_for_the_next_process_and_an_edit_renders_anew(monkeypa
     first = _plain.render_book()
     _plain._kept.cache_clear()
 
-    def no_sphinx(inputs):
+    def no_sphinx(inputs, language="en"):
         raise AssertionError("rendered again")
 
     monkeypatch.setattr(_plain, "_render", no_sphinx)

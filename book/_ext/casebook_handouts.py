@@ -4,7 +4,8 @@ A teacher gets the editions from the built book, not from a clone: after an HTML
 ``handouts/student.zip`` (the student editions ``sync`` commits under ``handouts/student/``,
 which the teach page's Colab links open from the repository) and ``handouts/teacher.zip``
 (each page's teacher edition, with the solutions and their checks) are written into the
-site (:func:`casebook.workshop.zip_handouts`). The teach page links both.
+site (:func:`casebook.workshop.zip_handouts`). The teach page links both. A translation's
+site (``_build/html/zh_CN/``) gets its own, cut from the pages rendered in its language.
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ from casebook import workshop
 
 def _write_handouts(app: Any, exception: Exception | None) -> None:
     if exception is None and app.builder.format == "html":
-        workshop.zip_handouts(Path(app.outdir))
+        workshop.zip_handouts(Path(app.outdir), language=app.config.language or "en")
 
 
 def setup(app: Any) -> dict[str, Any]:

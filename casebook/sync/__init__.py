@@ -22,6 +22,11 @@ them, and from the package's other single sources:
 * each executed page whole in plain Markdown (``handouts/pages/``), which the book's Colab
   launch buttons open (:mod:`casebook.workshop.launch`).
 
+``python3 -m casebook sync`` (the command, not :func:`sync`) then merges the pages' messages
+into the translations' gettext catalogs, ``locale/LANG/LC_MESSAGES/`` (sphinx-intl, through
+:mod:`casebook.tools.i18n`): a new sentence is added untranslated, a changed one is marked
+fuzzy, and ``tests/test_translation.py`` names both until a translator has been.
+
 :func:`expected` computes all of them without writing; :func:`sync` writes those that
 differ; :func:`stale` lists them, and ``tests/test_sync.py`` fails, naming this command,
 while one is stale. ``python3 -m casebook new`` runs it after writing a new case's folder.
@@ -165,6 +170,10 @@ def main(argv: list[str]) -> int:
             print(f"casebook sync: run `{COMMAND}`")
         return 1 if late else 0
     written, held = _write(root)
+    if root.resolve() == ROOT.resolve():  # the translations' catalogs: changed English fuzzy
+        from casebook.tools import i18n
+
+        i18n.update()
     for path in written:
         print(f"casebook sync: wrote {path.relative_to(root)}")
     if not written and not held:

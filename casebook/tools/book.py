@@ -27,7 +27,9 @@ would read it as a security problem. The book's executor uses IPC
 
 
 def build(gpu: bool = False) -> None:
-    """Build ``_build/html`` from the pages (``--warningiserror --nitpick``)."""
+    """Build ``_build/html`` from the pages (``--warningiserror --nitpick``), then each
+    translation into ``_build/html/LANG/`` from the same execution cache
+    (:mod:`casebook.tools.i18n`)."""
     py = environment.setup(gpu)
     t0 = time.perf_counter()
     environment.sh([py, "-m", "casebook.tools.prebuild"], cwd=ROOT)  # the pages, in parallel
@@ -46,5 +48,11 @@ def build(gpu: bool = False) -> None:
         cwd=ROOT,
     )
     environment.sh([py, "-m", "casebook.tools.prebuild", "--built"], cwd=ROOT)
+    english = time.perf_counter() - t0
+    environment.sh([py, "-m", "casebook.tools.i18n", "html"], drop=KERNEL_CHATTER, cwd=ROOT)
     index = ROOT / "_build" / "html" / "index.html"
-    print(f"casebook: book built in {time.perf_counter() - t0:.0f} s; open {index}")
+    total = time.perf_counter() - t0
+    print(
+        f"casebook: book built in {total:.0f} s (English {english:.0f} s, the translations "
+        f"{total - english:.0f} s, in _build/html/LANG/); open {index}"
+    )

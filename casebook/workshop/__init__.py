@@ -90,21 +90,29 @@ def handouts(
     return out
 
 
-def zip_handouts(site: Path, root: Path = ROOT) -> tuple[Path, Path]:
+def zip_handouts(site: Path, root: Path = ROOT, language: str = "en") -> tuple[Path, Path]:
     """Write ``site/handouts/student.zip`` (the committed student editions) and
     ``site/handouts/teacher.zip`` (each page's teacher edition, cut now) into a built site;
-    the two paths. The teach page links both."""
+    the two paths. The teach page links both. In another ``language`` (its site, such as
+    ``_build/html/zh_CN/``), both editions are cut now from the pages rendered in it."""
     import zipfile
 
     folder = site / HANDOUTS
     folder.mkdir(parents=True, exist_ok=True)
     student, teacher = folder / "student.zip", folder / "teacher.zip"
+    plain = render_book(root, language=language) if language != "en" else None
+    editions = [
+        cut(page, root=root, plain=plain[page] if plain else None, language=language)
+        for page in PAGES
+    ]
     with zipfile.ZipFile(student, "w", zipfile.ZIP_DEFLATED) as z:
-        for path in sorted((root / HANDOUTS / "student").glob("*.ipynb")):
-            z.write(path, f"student/{path.name}")
+        if plain is None:
+            for path in sorted((root / HANDOUTS / "student").glob("*.ipynb")):
+                z.write(path, f"student/{path.name}")
+        for edition in editions if plain is not None else []:
+            z.writestr(f"student/{edition.name}.ipynb", notebook_text(edition.student))
     with zipfile.ZipFile(teacher, "w", zipfile.ZIP_DEFLATED) as z:
-        for page in PAGES:
-            edition = cut(page, root=root)
+        for edition in editions:
             z.writestr(f"teacher/{edition.name}.ipynb", notebook_text(edition.teacher))
     return student, teacher
 

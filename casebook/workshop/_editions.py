@@ -175,19 +175,31 @@ def _notebook(cells: list[dict], meta: dict, name: str) -> dict:
     }
 
 
-def _intro(page: str, teacher: bool) -> dict:
-    url = BOOK_URL + page + ".html"
-    what = (
-        "Teacher edition: the solutions follow each exercise, each checked by the cell after it."
-        if teacher
-        else "Student edition: each exercise is followed by an empty cell for your answer; "
-        "its statement says what a correct answer prints."
-    )
-    return _markdown(
-        f"*{what} Run the cells in order (the first installs what the page needs; in Colab a "
-        f"historical release downloads on first use). The full page, with the record that "
-        f"proves every claim, is [on the web]({url}).*"
-    )
+INTRO = {
+    "en": (
+        "Student edition: each exercise is followed by an empty cell for your answer; its "
+        "statement says what a correct answer prints.",
+        "Teacher edition: the solutions follow each exercise, each checked by the cell after it.",
+        " Run the cells in order (the first installs what the page needs; in Colab a historical "
+        "release downloads on first use). The full page, with the record that proves every "
+        "claim, is [on the web]({url}).",
+    ),
+    "zh_CN": (
+        "学生版：每个练习后面都有一个空单元格供你作答；题面说明了正确答案会打印什么。",
+        "教师版：每个练习后面是答案，每个答案都由其后的单元格检查。",
+        "请按顺序运行单元格（第一个单元格安装本页所需的一切；在 Colab 中，历史版本在首次使用时"
+        "下载）。完整页面以及证明每个结论的记录[在网页上]({url})。",
+    ),
+}
+"""An edition's first line, in each language of the book (:mod:`casebook.tools.i18n` builds
+the pages' own text from its catalogs; this line is the editions' own)."""
+
+
+def _intro(page: str, teacher: bool, language: str = "en") -> dict:
+    url = BOOK_URL + ("" if language == "en" else f"{language}/") + page + ".html"
+    student, teacher_line, rest = INTRO[language]
+    what = teacher_line if teacher else student
+    return _markdown(f"*{what}{rest.format(url=url)}*")
 
 
 def _rendered(plain: _plain.PlainPage) -> list[dict]:
@@ -210,11 +222,12 @@ def cut(
     root: Path = ROOT,
     notebook: dict | None = None,
     plain: _plain.PlainPage | None = None,
+    language: str = "en",
 ) -> Edition:
     """The student and teacher editions of ``page`` (``"notebooks/01-..."``, no suffix),
     cut from its notebook under ``root``, or from ``notebook`` (the page as ``sync`` is
     about to write it); ``plain``: the page already rendered (:func:`_plain.render_book`),
-    as ``sync`` renders every page at once."""
+    as ``sync`` renders every page at once, in ``language``."""
     if plain is None:
         texts = {root / f"{page}.ipynb": json.dumps(notebook)} if notebook is not None else {}
         plain = _plain.render_book(root, texts)[page]
@@ -262,6 +275,6 @@ def cut(
         kept = _keep_needed(marked)
         setup = _code(colab.setup_cell_source(extras=colab.extras_of(kept)), ["casebook-setup"])
         title, *rest = kept
-        cells = copy.deepcopy([title, _intro(page, is_teacher), setup, *rest])
+        cells = copy.deepcopy([title, _intro(page, is_teacher, language), setup, *rest])
         editions.append(_notebook(cells, nb["metadata"], Path(page).name))
     return Edition(page, editions[0], editions[1])

@@ -126,8 +126,9 @@ def _for_the_tool(text: str) -> str:
     return json.dumps(nb)
 
 
-def _sphinx(src: Path, out: Path) -> None:
-    """Run sphinx-tojupyter's builder (:mod:`._tojupyter`) on ``src`` into ``out``."""
+def _sphinx(src: Path, out: Path, language: str = "en") -> None:
+    """Run sphinx-tojupyter's builder (:mod:`._tojupyter`) on ``src`` into ``out``, in
+    ``language``: Sphinx keeps its catalogs per process, so a process renders one language."""
     import yaml
     from jupyter_book.config import get_final_config
     from jupyter_book.sphinx import build_sphinx
@@ -152,6 +153,7 @@ def _sphinx(src: Path, out: Path) -> None:
             "tojupyter_drop_solutions": False,
             "tojupyter_lang_synonyms": [LEXER],
             "smartquotes": False,
+            "language": language,
         },
         builder=_tojupyter.BUILDER,
         freshenv=True,
@@ -207,7 +209,7 @@ copies of them (a test's, or ``sync``'s pages about to be written)."""
 
 
 @functools.lru_cache(maxsize=4)  # sync asks twice for one set of inputs
-def _kept(inputs: tuple[tuple[str, str], ...]) -> dict[str, PlainPage]:
+def _kept(inputs: tuple[tuple[str, str], ...], language: str = "en") -> dict[str, PlainPage]:
     """:func:`_render`, kept in the cache folder (``plain/``) by a digest of the inputs, the
     renderer's source (this module and the builder's) and the installed packages: every
     process of a test run, the site build's handouts and ``sync`` render one set of pages
@@ -217,7 +219,7 @@ def _kept(inputs: tuple[tuple[str, str], ...]) -> dict[str, PlainPage]:
     from casebook.workshop import _tojupyter
 
     tool = [Path(f).read_text() for f in (__file__, _tojupyter.__file__) if f]
-    key = json.dumps([inputs, tool, BOOK_URL, installed_stamp(sys.executable)])
+    key = json.dumps([inputs, language, tool, BOOK_URL, installed_stamp(sys.executable)])
     folder = cache_dir() / "plain"
     path = folder / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
     try:
@@ -228,7 +230,7 @@ def _kept(inputs: tuple[tuple[str, str], ...]) -> dict[str, PlainPage]:
         with contextlib.suppress(FileNotFoundError):  # evicted meanwhile by another process
             path.touch()  # the most recently used
         return {name: [(c, m) for c, m in cells] for name, cells in kept.items()}
-    pages = _render(inputs)
+    pages = _render(inputs, language)
     storage.write_text(path, json.dumps(pages))
     _evict(folder)
     return pages
@@ -247,7 +249,7 @@ def _evict(folder: Path) -> None:
         old.unlink(missing_ok=True)
 
 
-def _render(inputs: tuple[tuple[str, str], ...]) -> dict[str, PlainPage]:
+def _render(inputs: tuple[tuple[str, str], ...], language: str = "en") -> dict[str, PlainPage]:
     """Sphinx's plain Markdown of every page in ``inputs`` (``(path, text)`` pairs)."""
     with storage.owned_tempdir("plain") as tmp:
         src, out = Path(tmp) / "src", Path(tmp) / "out"
@@ -255,7 +257,7 @@ def _render(inputs: tuple[tuple[str, str], ...]) -> dict[str, PlainPage]:
             path = src / rel
             path.parent.mkdir(parents=True, exist_ok=True)
             path.write_text(_for_the_tool(text) if rel.endswith(".ipynb") else text)
-        _sphinx(src, out)
+        _sphinx(src, out, language)
         pages = {}
         for rel, text in inputs:
             if rel.endswith(".ipynb"):
@@ -265,10 +267,16 @@ def _render(inputs: tuple[tuple[str, str], ...]) -> dict[str, PlainPage]:
     return pages
 
 
-def render_book(root: Path = ROOT, texts: Mapping[Path, str] | None = None) -> dict[str, PlainPage]:
+def render_book(
+    root: Path = ROOT, texts: Mapping[Path, str] | None = None, language: str = "en"
+) -> dict[str, PlainPage]:
     """``{page: cells}`` for every executed page of the book in ``root`` (``"notebooks/01-..."``,
     no suffix), read from its file or from ``texts`` (``{path: text}``, what ``sync`` is
-    about to write). Computed once per set of inputs."""
+    about to write), in ``language`` (another one's Markdown is translated by its catalogs,
+    ``locale/``, as the site is). Computed once per set of inputs."""
     inputs = _inputs(root, texts or {})
-    result = _kept(tuple(sorted(inputs.items())))
+    if language != "en":
+        catalogs = (root / "locale" / language).rglob("*.po")
+        inputs |= {p.relative_to(root).as_posix(): p.read_text() for p in catalogs}
+    result = _kept(tuple(sorted(inputs.items())), language)
     return copy.deepcopy(result)

@@ -11,11 +11,13 @@ window.addEventListener("load", () => {
   const lineHeight = parseFloat(h1Style.lineHeight) || parseFloat(h1Style.fontSize) * 1.2;
   const h1Lines = Math.round(h1.getBoundingClientRect().height / lineHeight);
 
-  // The first code block after the words "Do this", in document order.
+  // The first code block after the words "Do this" (a translation's own words where the
+  // test sets window.casebookDoThis), in document order.
+  const label = window.casebookDoThis || "Do this";
   const walker = document.createTreeWalker(article, NodeFilter.SHOW_TEXT);
   let doThis = null;
   while (walker.nextNode()) {
-    if (walker.currentNode.textContent.includes("Do this") && visible(walker.currentNode.parentElement)) {
+    if (walker.currentNode.textContent.includes(label) && visible(walker.currentNode.parentElement)) {
       doThis = walker.currentNode;
       break;
     }

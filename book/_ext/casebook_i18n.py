@@ -1,0 +1,35 @@
+"""The book's own Sphinx extension: a link in the header to the same page in the other language.
+
+The English site is ``_build/html/``, the zh_CN edition ``_build/html/zh_CN/``
+(:mod:`casebook.tools.i18n`), page for page, so the other language's page is the same
+docname one folder down (English to zh_CN) or up (zh_CN to English). The link is one more of
+the theme's header buttons, labelled in the language it leads to.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+OTHER = {"en": ("zh_CN/", "中文"), "zh_CN": ("../", "English")}
+"""For each language of a build: where the other language's site is, and its link's label."""
+
+
+def _add_switch(app: Any, pagename: str, templatename: str, context: dict, doctree: Any) -> None:
+    where, label = OTHER.get(app.config.language, OTHER["en"])
+    url = context["pathto"](f"{where}{pagename}.html", 1)
+    context.setdefault("header_buttons", []).insert(
+        0,
+        {
+            "type": "link",
+            "url": url,
+            "tooltip": label,
+            "icon": "fas fa-language",
+            "text": label,
+            "label": "language-switch",
+        },
+    )
+
+
+def setup(app: Any) -> dict[str, Any]:
+    app.connect("html-page-context", _add_switch, priority=600)  # after the theme's buttons
+    return {"parallel_read_safe": True, "parallel_write_safe": True}
