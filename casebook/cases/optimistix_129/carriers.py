@@ -17,6 +17,8 @@ or not; the last variant returns the logs, with the jax version under ``"jax"`` 
 libraries' under ``"versions"`` (a run reports only the packages the book watches).
 """
 
+from typing import Any
+
 import jax
 import jax.numpy as jnp
 
@@ -36,8 +38,11 @@ def _logged_rule(rule):
     def logged(*args):  # (nondiff args, ) primals, tangents
         out = rule(*args)
         leaves = jax.tree_util.tree_leaves_with_path(out[1])
-        zeros = [f"{jax.tree_util.keystr(path)}: {leaf.aval.str_short()}" for path, leaf in leaves
-                 if type(leaf).__name__ == "SymbolicZero"]
+        zeros = [
+            f"{jax.tree_util.keystr(path)}: {leaf.aval.str_short()}"
+            for path, leaf in leaves
+            if type(leaf).__name__ == "SymbolicZero"
+        ]
         LOG.append({"rule": name, "symbolic zeros out": zeros})
         return out
 
@@ -51,12 +56,12 @@ def _call_logged(self, *args, **kwargs):
     return _call(self, *args, **kwargs)
 
 
-jax.custom_jvp.__call__ = _call_logged
+jax.custom_jvp.__call__ = _call_logged  # type: ignore[method-assign]
 
 try:
     from jax._src.interpreters import batching
 
-    _match = batching._matchaxis_symzeros
+    _match: Any = batching._matchaxis_symzeros
 except AttributeError:  # jax 0.5.3 and older: symbolic zeros were instantiated
     _match = None
 
@@ -66,8 +71,9 @@ if _match is not None:
         x = args[-1]  # the tangent; the other arguments (axes, sizes) differ between releases
         out = _match(*args, **kwargs)
         if out is not x and type(x).__name__ in ("Zero", "SymbolicZero"):  # rebuilt: axis moved
-            LOG.append({"in": type(x).__name__, "out": type(out).__name__,
-                        "aval": out.aval.str_short()})
+            LOG.append(
+                {"in": type(x).__name__, "out": type(out).__name__, "aval": out.aval.str_short()}
+            )
         return out
 
     batching._matchaxis_symzeros = _match_logged
@@ -88,8 +94,9 @@ def decayed(k):
     """y(1) of dy/dt = -k y, y(0) = 1, with an adaptive step (PIDController)."""
     term = diffrax.ODETerm(lambda t, y, k: -k * y)
     pid = diffrax.PIDController(rtol=1e-5, atol=1e-5)
-    sol = diffrax.diffeqsolve(term, diffrax.Tsit5(), 0.0, 1.0, 0.1, 1.0, args=k,
-                              stepsize_controller=pid)
+    sol = diffrax.diffeqsolve(
+        term, diffrax.Tsit5(), 0.0, 1.0, 0.1, 1.0, args=k, stepsize_controller=pid
+    )
     return sol.ys[-1]
 
 
@@ -116,7 +123,9 @@ def _logged(name, program):
 
 @variant("optimistix: grad(vmap(root_find))")
 def optimistix_grad_vmap():
-    return _logged("optimistix", lambda: jax.grad(lambda a: jax.vmap(cube_root)(a).sum())(A).tolist())
+    return _logged(
+        "optimistix", lambda: jax.grad(lambda a: jax.vmap(cube_root)(a).sum())(A).tolist()
+    )
 
 
 @variant("optimistix: grad(root_find)")
@@ -131,7 +140,9 @@ def optimistix_vmap_grad():
 
 @variant("diffrax: grad(vmap(diffeqsolve))")
 def diffrax_grad_vmap():
-    return _logged("diffrax", lambda: jax.grad(lambda k: jax.vmap(decayed)(k).sum())(A / 10).tolist())
+    return _logged(
+        "diffrax", lambda: jax.grad(lambda k: jax.vmap(decayed)(k).sum())(A / 10).tolist()
+    )
 
 
 @variant("diffrax: constant step")
@@ -141,13 +152,18 @@ def diffrax_constant_step():
     def constant(k):
         return diffrax.diffeqsolve(term, diffrax.Tsit5(), 0.0, 1.0, 0.1, 1.0, args=k).ys[-1]
 
-    return _logged("diffrax, constant step", lambda: jax.grad(lambda k: jax.vmap(constant)(k).sum())(A / 10).tolist())
+    return _logged(
+        "diffrax, constant step",
+        lambda: jax.grad(lambda k: jax.vmap(constant)(k).sum())(A / 10).tolist(),
+    )
 
 
 @variant("jax: jvp(vmap(jit(custom_jvp)))")
 def pure_jax():
     x = jnp.arange(3.0)
-    return _logged("plain jax", lambda: jax.jvp(jax.vmap(jax.jit(plus_one)), (x,), (x,))[1].tolist())
+    return _logged(
+        "plain jax", lambda: jax.jvp(jax.vmap(jax.jit(plus_one)), (x,), (x,))[1].tolist()
+    )
 
 
 @variant("logs")
