@@ -53,7 +53,7 @@ UNRELATED = [c for c in CORPUS if c[1] == "unrelated"]
 
 def test_the_corpus_is_large_enough_and_real():
     assert len(VARIANTS) >= 30 and len(UNRELATED) >= 10
-    assert {c[1] for c in VARIANTS} == {"drift", "leaf", "callable", "donation"}
+    assert {c[1] for c in VARIANTS} == {"drift", "leaf", "callable", "donation", "transform"}
     for name, _, _, text in CORPUS:
         assert "Traceback (most recent call last):" in text, name
         assert 'File "/home/user/project/train.py"' in text, name

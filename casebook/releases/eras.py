@@ -166,7 +166,7 @@ def history(requires: tuple[str, ...] = (), eras: Mapping[str, Era] | None = Non
     the rows of a message history over jax releases (add ``"current"`` for today's).
 
     >>> history(("diffrax",))[-1]  # the newest jax among the eras that hold diffrax
-    'era:diffrax-521'
+    'era:optimistix-129'
     """
     eras = load_eras() if eras is None else eras
     chosen = [e for e in eras.values() if all(p in e.packages for p in requires)]

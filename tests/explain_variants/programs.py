@@ -2,7 +2,7 @@
 would (``make.py`` runs them; its docstring says how the corpus is made).
 
 :data:`VARIANTS` maps a name to ``(family, owner, program)``: the family ("drift", "leaf",
-"callable", "donation", or "unrelated" for a traceback the book must not answer) and the owner whose
+"callable", "donation", "transform", or "unrelated" for a traceback the book must not answer) and the owner whose
 card must come first (a case key, ``finding-N`` as numbered on book/check-findings, or
 ``own:lax.API`` where the reader's own loop or branch raised it; "" for unrelated).
 """
@@ -428,6 +428,18 @@ class Decay(eqx.Module):
 opt = optax.inject_hyperparams(optax.sgd)(learning_rate=Decay(0.1))
 opt.init({"w": jnp.ones(3)})
 """,
+    ),
+    # --- the transform family: a bug of jax 0.6.0, fixed today, so its variants are made
+    # on the case's era (`.casebook-cache/eras/optimistix-129/bin/python make.py NAME`) ---
+    "optimistix-fixed-point-grad-vmap": (
+        "transform",
+        "optimistix-129",
+        "import jax, jax.numpy as jnp, optimistix as optx\n"
+        "def fixed(c):\n"
+        "    solver = optx.FixedPointIteration(rtol=1e-6, atol=1e-6)\n"
+        "    f = lambda y, c: jnp.cos(y) * c\n"
+        "    return optx.fixed_point(f, solver, jnp.array(0.5), args=c).value\n"
+        "jax.grad(lambda c: jax.vmap(fixed)(c).sum())(jnp.linspace(0.1, 0.5, 5))\n",
     ),
     # --- unrelated: other libraries, plain Python, JAX errors of other kinds ---------------
     "py-zero-division": ("unrelated", "", "x = 0\nprint(1 / x)\n"),
