@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from casebook import storage
-from casebook.project import PACKAGE
+from casebook.project import PACKAGE, ROOT
 from casebook.releases._manifest import cache_dir, on_demand
 from casebook.releases.errors import (
     EraBuildFailed,
@@ -208,9 +208,12 @@ def _pyenv_roots() -> list[Path]:
 
 
 def uv() -> str | None:
-    """The uv executable: beside this interpreter (the book's venv has it), or on PATH."""
-    beside = Path(sys.executable).parent / "uv"
-    return str(beside) if beside.exists() else shutil.which("uv")
+    """The uv executable: beside this interpreter (the book's venv has it), in the checkout's
+    .venv (where `python3 -m casebook fetch` runs outside it), or on PATH."""
+    for beside in (Path(sys.executable).parent / "uv", ROOT / ".venv" / "bin" / "uv"):
+        if beside.exists():
+            return str(beside)
+    return shutil.which("uv")
 
 
 def find_python(version: str) -> str:
