@@ -208,12 +208,9 @@ def _pyenv_roots() -> list[Path]:
 
 
 def uv() -> str | None:
-    """The uv executable: beside this interpreter (the book's venv has it), in the checkout's
-    .venv (where `python3 -m casebook fetch` runs outside it), or on PATH."""
-    for beside in (Path(sys.executable).parent / "uv", ROOT / ".venv" / "bin" / "uv"):
-        if beside.exists():
-            return str(beside)
-    return shutil.which("uv")
+    """The uv executable: beside this interpreter, in the checkout's .venv, or on PATH."""
+    beside = [Path(sys.executable).parent / "uv", ROOT / ".venv" / "bin" / "uv"]
+    return next((str(p) for p in beside if p.exists()), None) or shutil.which("uv")
 
 
 def find_python(version: str) -> str:
