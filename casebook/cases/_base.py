@@ -100,7 +100,7 @@ class Issue:
     @property
     def label(self) -> str:
         """``optax#828`` for ``https://github.com/google-deepmind/optax/issues/828``."""
-        m = re.search(r"github\.com/[^/]+/([^/]+)/issues/(\d+)", self.url)
+        m = re.search(r"github\.com/[^/]+/([^/]+)/(?:issues|pull)/(\d+)", self.url)
         if not m:
             raise ValueError(f"not a GitHub issue URL: {self.url}")
         return f"{m.group(1)}#{m.group(2)}"

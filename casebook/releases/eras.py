@@ -44,7 +44,7 @@ from collections.abc import Callable, Mapping
 from pathlib import Path
 
 from casebook import storage
-from casebook.project import PACKAGE
+from casebook.project import PACKAGE, ROOT
 from casebook.releases._manifest import cache_dir, on_demand
 from casebook.releases.errors import (
     EraBuildFailed,
@@ -208,9 +208,9 @@ def _pyenv_roots() -> list[Path]:
 
 
 def uv() -> str | None:
-    """The uv executable: beside this interpreter (the book's venv has it), or on PATH."""
-    beside = Path(sys.executable).parent / "uv"
-    return str(beside) if beside.exists() else shutil.which("uv")
+    """The uv executable: beside this interpreter, in the checkout's .venv, or on PATH."""
+    beside = [Path(sys.executable).parent / "uv", ROOT / ".venv" / "bin" / "uv"]
+    return next((str(p) for p in beside if p.exists()), None) or shutil.which("uv")
 
 
 def find_python(version: str) -> str:

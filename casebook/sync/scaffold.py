@@ -63,10 +63,11 @@ def _add_bib_stub(bib: Path, key: str, title: str, url: str, label: str, opened:
     text = bib.read_text()
     if re.search(r"@\w+\{" + re.escape(key) + ",", text):
         return False
-    repo = re.sub(r"^https://github\.com/|/issues/\d+$", "", url)
+    repo = re.sub(r"^https://github\.com/|/(issues|pull)/\d+$", "", url)
+    kind = "pull request" if "/pull/" in url else "issue"
     stub = (
         f"\n@misc{{{key},\n  title        = {{{{{title}}}}},\n  author       = {{TODO}},\n"
-        f"  year         = {{{opened[:4]}}},\n  howpublished = {{GitHub issue {repo}\\#"
+        f"  year         = {{{opened[:4]}}},\n  howpublished = {{GitHub {kind} {repo}\\#"
         f"{label.split('#')[1]}}},\n  url          = {{{url}}},\n"
         f"  note         = {{Opened {opened}. TODO}}\n}}\n"
     )
