@@ -52,6 +52,8 @@ READING_WPM = 120
 """Words a minute when a page is read and explained aloud with its code (silent reading of
 prose runs at 200 to 250; code and jaxprs slower)."""
 
+_NUMBERS = {1: "One", 2: "Two", 3: "Three", 4: "Four"}
+
 SESSION_MINUTES = 180
 """The advertised length of one session."""
 
@@ -104,8 +106,8 @@ FIXED = (
             "number and name.",
         ),
         fixed_minutes=15,
-        session=2,
-        slot=3,
+        session=3,
+        slot=1,
     ),
 )
 """The plan's blocks that are no case's: set-up, breaks, the lessons. Each case's block is
@@ -242,10 +244,11 @@ def render(
     cases = tuple(cases)
     all_rows = rows(data, cases)
     colab, when = data[COLAB], data[COLAB]["date"]
+    count = len(sessions(data, cases))
     out = [
         START,
         "",
-        f"Two sessions of {SESSION_MINUTES} minutes. A block's teaching minutes are its student "
+        f"{_NUMBERS.get(count, count)} sessions of {SESSION_MINUTES} minutes. A block's teaching minutes are its student "
         f"edition's words at {READING_WPM} a minute (read and explained aloud, code included) "
         f"plus the seconds its cells ran in a simulated Colab runtime (`python3 -m casebook "
         f"workshop --colab-sim`, {when}: a fresh runtime per notebook with Colab's jax "
