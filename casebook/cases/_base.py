@@ -1,8 +1,8 @@
 """The shapes of the case registry, and how a case folder is read into them.
 
 A case is data. Its folder (``casebook/cases/optax_828/``) holds ``case.toml``: the issue
-and the era, the card (``[card]``: why, still open), the errors the notebook asserts
-(``[[error]]``), every wording the book asserts (``[[message]]``), the status board's rows
+and the era, the card (``[card]``: why, still open), every wording the book asserts (``[[message]]``, each
+run on its stack by ``tests/test_errors.py``), the status board's rows
 (``[[trigger]]``), the set-ups the lessons page checks (``[[check]]``), the workshop block
 (``[workshop]``) and what each exercise's correct answer prints (``[answers]``). Its
 programs are files of ``scripts/``, run as they are: ``wrong.py`` and ``fix.py`` are the card's
@@ -33,7 +33,6 @@ __all__ = [
     "STATUSES",
     "Case",
     "CheckSetup",
-    "ExpectedError",
     "Issue",
     "Message",
     "Trigger",
@@ -107,22 +106,6 @@ class Issue:
 
 
 @dataclass(frozen=True)
-class ExpectedError:
-    """What one trigger of the notebook raises, as the notebook asserts it.
-
-    ``match`` is the stable fragment exactly as the notebook writes it (a ``--match``
-    regex of an ``%%on_release`` cell, or the string of an ``assert ... in``), so a test
-    can find it in the notebook's code; ``where`` says where it is raised, in words.
-    """
-
-    trigger: str
-    exc_type: str
-    match: str
-    where: str
-    release: str = "current"
-
-
-@dataclass(frozen=True)
 class Message:
     """One wording of an error the book asserts, verbatim, and where it appears.
 
@@ -185,7 +168,6 @@ class Case:
     fix_commits: tuple[str, ...]
     docname: str  # notebooks/NN-..., without .ipynb
     summary: str  # one line: what breaks (README and intro tables)
-    errors: tuple[ExpectedError, ...] = ()
     triggers: tuple[Trigger, ...] = ()
     checks: tuple[CheckSetup, ...] = field(default=())
     messages: tuple[Message, ...] = ()  # every wording the book asserts (the Errors page)
@@ -219,25 +201,6 @@ class Case:
     def first_fixed_text(self) -> str:
         """How the card's "First fixed release" row begins: ``optax 0.2.0`` or ``none``."""
         return self.first_fixed.replace("==", " ") if self.first_fixed else "none"
-
-    def unasserted(self, seen: Iterable[Any]) -> list[ExpectedError]:
-        """The expected errors on a release other than ``current`` that were not asserted
-        on that very release: ``seen`` is what :func:`casebook.releases.asserted` returns
-        (records with ``target``, ``exc_type`` and ``match``). A page's last cell asserts
-        this is empty, so each expected error is proven where the registry says."""
-        seen = list(seen)
-        return [
-            error
-            for error in self.errors
-            if error.release != "current"
-            and not any(
-                s.target == error.release
-                and s.exc_type == error.exc_type
-                and s.match is not None
-                and error.match in s.match
-                for s in seen
-            )
-        ]
 
     @property
     def do_this(self) -> tuple[str, str]:
@@ -417,7 +380,6 @@ def read_case(module_file: str | Path, *builders: Callable[[], Mapping[str, Any]
         fix_commits=tuple(case.get("fix_commits", ())),
         docname=docname,
         summary=case["summary"],
-        errors=tuple(ExpectedError(**e) for e in facts.get("error", ())),
         triggers=tuple(trigger(t) for t in facts.get("trigger", ())),
         checks=tuple(check(c) for c in facts.get("check", ())),
         messages=tuple(message(m) for m in facts.get("message", ())),

@@ -39,8 +39,8 @@ _ASSERTED: list[Asserted] = []
 
 def asserted() -> list[Asserted]:
     """Every exception asserted in this process so far, in order: what a page's last
-    cell holds against its case's expected errors (``Case.unasserted``), so an expected
-    error is proven on the release it names, not only somewhere on the page."""
+    cell holds against the registry's wordings (``cases.unlisted``), so every wording a
+    page asserts is on the Errors page and known to ``explain``."""
     return list(_ASSERTED)
 
 
