@@ -152,20 +152,15 @@ def test_the_book_command_builds_dropping_the_kernel_s_tcp_warning(monkeypatch):
     assert builds and builds[0].get("drop") == book.KERNEL_CHATTER
 
 
-SPELLINGS = [(n,) for n in cli.COMMANDS] + list(cli.MODES)
-"""Every command, and every mode of one (``setup --lock``)."""
+SPELLINGS = sorted([(n,) for n in cli.COMMANDS] + list(cli.MODES))  # and modes: setup --lock
+OWN = [s for s in SPELLINGS if cli.MODES.get(s, cli.COMMANDS[s[0]]).own_help]
 
 
-@pytest.mark.parametrize(
-    "spelling",
-    sorted(s for s in SPELLINGS if not cli.MODES.get(s, cli.COMMANDS[s[0]]).own_help),
-    ids=" ".join,
-)
+@pytest.mark.parametrize("spelling", [s for s in SPELLINGS if s not in OWN], ids=" ".join)
 def test_help_prints_the_command_s_usage_and_runs_nothing(spelling, monkeypatch, capsys):
     """``book --help`` once built the book, ``lock --help`` rewrote the locks and
     ``profile --help`` crashed: a command or mode without a parser of its own answers
     ``--help`` from the module's text, and is not called."""
-    name = spelling[0]
     monkeypatch.setattr(cli.Command, "__call__", lambda *a: pytest.fail(f"{spelling} ran"))
     for flag in cli.HELP:
         cli.main([*spelling, flag])
@@ -173,16 +168,12 @@ def test_help_prints_the_command_s_usage_and_runs_nothing(spelling, monkeypatch,
         signature, description = shown.split("\n\n")[:2]
         # the command, then only its placeholders: no word of the description
         command, *placeholders = signature.removeprefix("usage: python3 -m casebook ").split()
-        assert command == name, signature
+        assert command == spelling[0], signature
         assert all(w[0] == "[" or w[-1] == "]" or w.isupper() for w in placeholders), signature
         assert len(description) > 20, shown
 
 
-@pytest.mark.parametrize(
-    "spelling",
-    sorted(s for s in SPELLINGS if cli.MODES.get(s, cli.COMMANDS[s[0]]).own_help),
-    ids=" ".join,
-)
+@pytest.mark.parametrize("spelling", OWN, ids=" ".join)
 def test_a_command_with_its_own_parser_answers_help_itself(spelling, capsys):
     command = cli.MODES.get(spelling, cli.COMMANDS[spelling[0]])
     with pytest.raises(SystemExit) as e:
@@ -190,8 +181,7 @@ def test_a_command_with_its_own_parser_answers_help_itself(spelling, capsys):
     assert e.value.code == 0 and capsys.readouterr().out.startswith("usage: ")
 
 
-LEAVING = {"profile"}
-"""Folded into ``bench --profile`` on a parallel branch; empty this once it is merged."""
+LEAVING = {"profile"}  # bench --profile on a parallel branch: empty this once it is merged
 BEFORE = "setup fetch book test device lock latest colab-sim sync bench profile check-corpus"
 BEFORE += " pool explain workshop new new-case"  # the 17 names of issue 50's time
 

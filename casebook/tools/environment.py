@@ -61,8 +61,7 @@ PAGE_TESTS = ["-m", "pytest", "--nbmake", "-q", "-p", "no:cacheprovider"]
 runs of ``casebook.tools.pageruns``, the bench command and ``casebook test --latest``)."""
 
 FETCH = ["-c", "from casebook.releases import fetch_command; fetch_command()"]
-"""The arguments of a venv's interpreter that fetch the historical wheels and build the
-era stacks (what ``python3 -m casebook setup`` runs in an installed package)."""
+"""A venv interpreter's arguments that fetch the historical wheels and build the eras."""
 
 
 def sh(cmd: list, drop: str | None = None, **kw) -> None:
