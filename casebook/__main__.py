@@ -1,52 +1,56 @@
 """The book's commands: ``python3 -m casebook COMMAND [ARGS]``, with Python 3.12 or newer.
 
+Read, run and write cases:
+
+  setup [--lock] [--servers [stop]]
+                     the whole environment, idempotently: .venv from the hashed lock,
+                     casebook (editable), the historical wheels and era stacks, then the
+                     device jax runs on. --lock first re-locks requirements*.txt from
+                     pyproject.toml (the newest releases); --servers [stop] lists (stops)
+                     the warm release servers (one per environment, shared by every
+                     kernel; each ends after 5 idle minutes)
+  test [--fresh] [--shard K/N] [--latest|--colab-sim|--corpus] [PATH ...]
+                     set up, then ``pytest -n auto --nbmake notebooks/ book/ tests/`` (pages
+                     and unit tests in parallel; benchmark cells alone); a page whose inputs
+                     are unchanged since its green run passes from that record (--fresh, or
+                     CI=true: prove every page again); --shard K/N runs the K-th of N
+                     balanced parts; PATHs replace the defaults. Tests off the lock or the
+                     clone: --latest [--report F], the board and pages on the newest
+                     releases (what differs); --colab-sim [PAGE ...], pages in a bare venv as
+                     in Colab; --corpus [...], check_optimizer on a corpus of real set-ups
   book               set up, then build the HTML with warnings as errors (execution cached
                      page by page, a page run again when anything its run read changed)
-  test [--fresh] [--shard K/N] [PATH ...]
-                     set up, then ``pytest -n auto --nbmake notebooks/ book/ tests/`` (every
-                     executed page as a test, plus the unit tests, in parallel; benchmark
-                     cells run alone); a page whose inputs are unchanged since its green run
-                     passes from that record (--fresh, or CI=true: prove every page again);
-                     --shard K/N runs the K-th of N balanced parts; PATHs replace the defaults
-  setup              create .venv from the hashed lock, install casebook (editable), and
-                     fetch the historical wheels; idempotent
-  fetch              download, verify and unpack the historical wheels of the manifest, and
-                     build the era stacks (one venv per case, with Python 3.12)
-  device             print jax's version and devices in .venv (with --gpu: fail without a GPU)
-  lock               regenerate requirements.txt and requirements-gpu.txt from pyproject.toml
-  latest [--report F]  run the board and the pages on the newest releases; say what differs
-  colab-sim [PAGE ...]
-                     run pages as Colab would: a bare venv, casebook from the set-up cell
+  explain [TEXT]     read a traceback (argument, --file F or standard input) and print the
+                     case that explains it: today's wording, the fix as code, the link
+  new KEY ...        scaffold a case folder, its notebook and its entries, then sync
   sync [--check]     write everything derived from the case folders and the package: each
                      page's card, exercise answers, program blocks, set-up cell and MyST
                      twin; the README and intro tables; the Errors, API and workshop-plan
                      pages (--check: list what is stale, exit 1)
-  check-corpus [...]
-                     run check_optimizer over the corpus of real set-ups (see --help)
+
+Maintain the book's measurements:
+
   bench [--suite]    time the book itself: release-run overhead, each page (twice), the
                      spread of every benchmark claim, and (--suite) the test command
   profile [PAGE ...]
                      run each page once, cell by cell, and print where its time goes (kernel
                      start, imports, era runs, release runs, benchmarks, traces) and the
                      slowest cells
-  pool [stop]        list the machine's warm release servers (one per environment, shared
-                     by every kernel; each ends after 5 idle minutes), or stop them
-  explain [TEXT]     read a traceback (argument, --file F or standard input) and print the
-                     case that explains it: today's wording, the fix as code, the link
-  new KEY ...        scaffold a case folder, its notebook and its entries, then sync
-                     (``new-case`` is the same; see CONTRIBUTING.md)
+  workshop [...]     the student and teacher editions, their timing (--colab-sim,
+                     --measure) and the plan (--plan); see --help
 
-``--gpu`` (with setup, book, test, device) uses the CUDA 13 lock, requirements-gpu.txt.
+``--gpu`` (with setup, book, test) uses requirements-gpu.txt (CUDA 13); no GPU stops it.
+A command of an older book stops with its new spelling.
 
 This module only dispatches: each command is a function of the module that owns its
 concern, imported when the command runs. It and :mod:`casebook.tools.environment` use
 only the standard library, so the commands run on a fresh machine that has nothing but
 Python, and explain themselves on an old one.
 
-An installed ``casebook`` (``pip install casebook``) has the reader's commands (explain,
-fetch, pool); the maintainer's (set-up, test, book, sync, ...) live in ``casebook.tools``
-and the other folders a clone alone has (``pyproject.toml`` leaves them out of the wheel).
-Asked for one of those, it says in one line how to get a clone, and exits with 2.
+An installed ``casebook`` (``pip install casebook``) has the reader's part: explain, and
+setup (the historical wheels; --servers). The rest needs a clone (``pyproject.toml`` leaves
+``casebook.tools`` and the maintainer's folders out of the wheel): asked for it, it says
+in one line how to get one, and exits with 2.
 """
 
 from __future__ import annotations
@@ -71,7 +75,8 @@ class Command:
     ``--gpu`` flag (``gpu``) where it takes them; with ``venv``, ``python -m module ARGS``
     in ``.venv`` after the set-up instead (the commands that need jax). ``own_help``: the
     command's own parser answers ``--help``; for the others :func:`main` prints
-    :func:`usage`, so that ``--help`` never runs a build, a set-up or a sync."""
+    ``usage``, so that ``--help`` never runs a build, a set-up or a sync. ``wheel``: what
+    an installed package, which lacks ``module``, runs instead."""
 
     module: str
     function: str = "main"
@@ -79,6 +84,7 @@ class Command:
     gpu: bool = False
     venv: bool = False
     own_help: bool = False
+    wheel: Command | None = None
 
     def installed(self) -> bool:
         """Whether this installation has the modules the command runs (a wheel has only
@@ -110,25 +116,37 @@ def _in_venv(module: str, *, own_help: bool = False) -> Command:
 
 
 COMMANDS: dict[str, Command] = {
-    "setup": _here(SETUP, "setup", args=False, gpu=True),
-    "fetch": _here("casebook.releases", "fetch_command"),
+    "setup": Command(
+        SETUP,
+        "setup_command",
+        args=False,
+        gpu=True,
+        wheel=Command("casebook.releases", "fetch_command"),
+    ),
     "book": _here("casebook.tools.book", "build", args=False, gpu=True),
     "test": _here("casebook.tools.suite", "test", gpu=True),
-    "device": _here(SETUP, "device", args=False, gpu=True),
-    "lock": _here(SETUP, "lock", args=False),
-    "latest": _here("casebook.tools.latest", "main", own_help=True),
-    "colab-sim": _here("casebook.tools.colabsim", "main"),
     "sync": _in_venv("casebook.sync"),
     "bench": _in_venv("casebook.tools.selfbench", own_help=True),
     "profile": _in_venv("casebook.tools.profile"),
-    "check-corpus": _in_venv("casebook.corpus", own_help=True),
-    "pool": _here("casebook.releases._pool", "main"),
     "explain": _here("casebook.explain", "main", own_help=True),
     "workshop": _in_venv("casebook.workshop", own_help=True),
     "new": _here("casebook.sync.scaffold", "main", own_help=True),
-    "new-case": _here("casebook.sync.scaffold", "main", own_help=True),
 }
 
+MOVED: dict[str, tuple[str, Command | None]] = {
+    # an older book's command: its spelling today, and the mode that spelling runs
+    "fetch": ("setup", None),
+    "device": ("setup", None),
+    "lock": ("setup --lock", _here(SETUP, "lock", args=False)),
+    "pool": ("setup --servers", _here("casebook.releases._pool", "main")),
+    "latest": ("test --latest", _here("casebook.tools.latest", "main", own_help=True)),
+    "colab-sim": ("test --colab-sim", _here("casebook.tools.colabsim", "main")),
+    "check-corpus": ("test --corpus", _in_venv("casebook.corpus", own_help=True)),
+    "new-case": ("new", None),
+}
+MODES = {tuple(new.split()): mode for new, mode in MOVED.values() if mode}
+"""A flag right after a command that runs another part of its concern with the arguments
+after it: ``setup --lock``, ``test --colab-sim PAGE``."""
 
 HELP = ("-h", "--help")
 
@@ -167,23 +185,30 @@ def needs_clone(command: str) -> str:
 
 
 def main(argv: list[str]) -> None:
-    """Check the Python, then run ``argv[0]`` with the rest (``--gpu`` taken out)."""
+    """Check the Python, then run ``argv[0]`` (or its mode, ``MODES``) with the rest
+    (``--gpu`` taken out)."""
     check_python()
     if argv[:1] and argv[0] in HELP:  # asked for: the usage, on standard output
         print(__doc__)
         return
+    if argv[:1] and argv[0] in MOVED:
+        sys.exit(f"casebook {argv[0]} is now: python3 -m casebook {MOVED[argv[0]][0]}")
     if not argv or argv[0] not in COMMANDS:
         sys.exit(__doc__)
-    if not COMMANDS[argv[0]].installed():
-        print(needs_clone(argv[0]), file=sys.stderr)
-        sys.exit(2)
-    gpu = "--gpu" in argv[1:]
+    name, gpu = argv[0], "--gpu" in argv[1:]
     args = [a for a in argv[1:] if a != "--gpu"]
-    if not COMMANDS[argv[0]].own_help and any(a in HELP for a in args):
-        print(usage(argv[0]))
+    mode = MODES.get((name, args[0])) if args else None
+    command, args = (mode, args[1:]) if mode else (COMMANDS[name], args)
+    if not command.installed():
+        if command.wheel is None:
+            print(needs_clone(name), file=sys.stderr)
+            sys.exit(2)
+        command = command.wheel
+    if not command.own_help and any(a in HELP for a in args):
+        print(usage(name))
         return
     try:
-        code = COMMANDS[argv[0]](args, gpu)
+        code = command(args, gpu)
     except subprocess.CalledProcessError as e:
         sys.exit(e.returncode)
     if isinstance(code, int) and code:

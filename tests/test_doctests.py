@@ -22,7 +22,7 @@ READS_PAGES = False
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
-#: Modules whose examples use fetched historical releases (``python3 -m casebook fetch``).
+#: Modules whose examples use fetched historical releases (``python3 -m casebook setup``).
 NEEDS_RELEASES = {"casebook.releases._patches": ("optax==0.1.9",)}
 
 MODULES = sorted(
@@ -48,7 +48,7 @@ def _skip_without_releases(name: str) -> None:
         try:
             releases.locate(spec)
         except releases.ReleaseError:
-            pytest.skip(f"{name}'s examples need {spec}: run `python3 -m casebook fetch`")
+            pytest.skip(f"{name}'s examples need {spec}: run `python3 -m casebook setup`")
 
 
 def test_the_examples_are_found():

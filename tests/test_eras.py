@@ -132,7 +132,7 @@ def test_a_stale_era_is_rebuilt_once_then_refused_with_the_fix(
     monkeypatch.setattr(eras, "_build", lambda *a: pytest.fail("built again"))
     for _ in range(2):
         with pytest.raises(
-            r.EraBuildFailed, match=r"(?s)was not tried again.*python3 -m casebook fetch"
+            r.EraBuildFailed, match=r"(?s)was not tried again.*python3 -m casebook setup"
         ):
             eras.ensure(bad, log=lambda _: None)
     monkeypatch.undo()
@@ -197,7 +197,7 @@ def test_off_demand_a_missing_era_downloads_nothing_and_names_the_fix(
     said: list[str] = []
     for _ in range(2):
         with pytest.raises(
-            r.ReleaseNotCached, match=r"era:fake is not built.*`python3 -m casebook fetch`"
+            r.ReleaseNotCached, match=r"era:fake is not built.*`python3 -m casebook setup`"
         ):
             eras.ensure(era, log=said.append)
     assert not any("downloading" in line or "uv:" in line for line in said)

@@ -123,7 +123,7 @@ def test_unknown_release_lists_known_ones(env):
 
 def test_missing_from_cache_names_the_setup_command(env, tmp_path, monkeypatch):
     monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "empty"))
-    with pytest.raises(r.ReleaseNotCached, match=r"python3 -m casebook fetch"):
+    with pytest.raises(r.ReleaseNotCached, match=r"python3 -m casebook setup"):
         r.run("import fakepkg", "fakepkg==1.0")
 
 
@@ -163,7 +163,7 @@ def test_stale_cache_entry_is_a_hash_mismatch(env, tmp_path, monkeypatch):
     monkeypatch.setenv(
         "CASEBOOK_MANIFEST", str(_with_wrong_sha(env["manifest"], tmp_path / "m.toml", "a"))
     )
-    with pytest.raises(r.HashMismatch, match="Run `python3 -m casebook fetch`"):
+    with pytest.raises(r.HashMismatch, match="Run `python3 -m casebook setup`"):
         r.locate("fakepkg==1.0")
 
 
@@ -393,7 +393,7 @@ def test_warm_and_cold_runs_report_the_same(env, monkeypatch):
 
 
 def test_importing_the_package_imports_neither_jax_nor_ipython():
-    """``python3 -m casebook fetch`` imports casebook.releases before anything is installed."""
+    """``python3 -m casebook setup`` imports casebook.releases before anything is installed."""
     code = (
         "import sys, casebook.releases\n"
         "print([m for m in ('jax', 'numpy', 'IPython') if m in sys.modules])"
@@ -934,7 +934,7 @@ def test_a_missing_release_downloads_on_demand_only(tmp_path, monkeypatch):
 
     monkeypatch.setattr(manifest, "fetch", fake_fetch)
     monkeypatch.delenv(manifest.ON_DEMAND_ENV, raising=False)
-    with pytest.raises(r.ReleaseNotCached, match="python3 -m casebook fetch"):
+    with pytest.raises(r.ReleaseNotCached, match="python3 -m casebook setup"):
         manifest.locate("optax==0.1.9")
     assert fetched == []
     monkeypatch.setenv(manifest.ON_DEMAND_ENV, "1")

@@ -1,4 +1,4 @@
-"""``python -m casebook.corpus`` (and ``python3 -m casebook check-corpus``): judge the check."""
+"""``python -m casebook.corpus`` (and ``python3 -m casebook test --corpus``): judge the check."""
 
 import sys
 

@@ -5,7 +5,7 @@ A notebook kernel has the current stack imported, and Python cannot hold two ver
 first on its path and sends back a structured outcome. One module per concern:
 
 * :mod:`~casebook.releases._manifest`: the manifest of releases pinned by sha256, the
-  cache, :func:`fetch` (``python3 -m casebook fetch``) and :func:`locate`;
+  cache, :func:`fetch` (``python3 -m casebook setup``) and :func:`locate`;
 * :mod:`~casebook.releases._patches`: releases with one-line fixes (:func:`patched`), and
   the targets a run can name (:data:`CURRENT`);
 * :mod:`~casebook.releases._runner`: :func:`run` and its :class:`Outcome`, with the child
@@ -125,8 +125,8 @@ package, and are not the book's API."""
 
 
 def fetch_command(args: list[str] | None = None, gpu: bool = False) -> None:
-    """``python3 -m casebook fetch``: the historical wheels of the manifest, then every
-    era stack; a :class:`ReleaseError` ends the command with its message."""
+    """``python3 -m casebook setup`` of an installed package, and a clone's set-up's last
+    step: the historical wheels of the manifest, then every era stack; a :class:`ReleaseError` ends the command with its message."""
     import sys
 
     from casebook.releases import eras
@@ -135,7 +135,7 @@ def fetch_command(args: list[str] | None = None, gpu: bool = False) -> None:
         fetch()
         eras.ensure_all()
     except ReleaseError as e:
-        sys.exit(f"casebook fetch: {e}")
+        sys.exit(f"casebook setup: {e}")
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -1,13 +1,13 @@
 """The manifest of historical releases, the cache they are fetched into, and fetching.
 
 The releases are listed once, with the sha256 of their wheels, in ``manifest.toml``.
-:func:`fetch` (``python3 -m casebook fetch``) downloads exactly those wheels with pip
+:func:`fetch` (``python3 -m casebook setup``) downloads exactly those wheels with pip
 (which enforces the hashes), verifies them again and unpacks them into the cache;
 :func:`locate` finds an unpacked release for a run. Nothing is downloaded at run time,
 and every error names the command that fixes it, except on demand (:func:`on_demand`: a
 page in Colab), where :func:`locate` fetches a missing wheel the same way, by its first run.
 
-Standard library only: ``python3 -m casebook fetch`` imports this before anything else is
+Standard library only: ``python3 -m casebook setup`` imports this before anything else is
 installed.
 """
 
@@ -34,7 +34,7 @@ from casebook.releases.errors import HashMismatch, ReleaseError, ReleaseNotCache
 REPO_ROOT = ROOT
 """The directory that holds the ``casebook`` package: the clone, or site-packages."""
 MANIFEST = Path(__file__).resolve().parent / "manifest.toml"
-SETUP_COMMAND = "python3 -m casebook fetch"
+SETUP_COMMAND = "python3 -m casebook setup"
 ON_DEMAND_ENV = "CASEBOOK_ON_DEMAND"
 """Set to ``1`` (a page's set-up cell does, in Colab) to download what a run needs on
 first use: a historical wheel here, an era stack in :mod:`casebook.releases.eras`."""

@@ -141,7 +141,7 @@ def patched(base: str, *patches: Patch, name: str) -> PatchedRelease:
     Raises:
         PatchError: a patch's line is not exactly once in its file.
         ReleaseNotCached: the base release has not been fetched
-            (``python3 -m casebook fetch``).
+            (``python3 -m casebook setup``).
 
     Examples:
         Fix B of case 1, back-ported to the release of the report:

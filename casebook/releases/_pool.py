@@ -337,18 +337,18 @@ def _stop_if_live(directory: Path) -> list[int]:
 
 
 def main(argv: list[str]) -> int:
-    """``python3 -m casebook pool [stop]``: list the pool's live servers (least recently
-    used first), or stop them all."""
+    """``python3 -m casebook setup --servers [stop]``: list the pool's live servers (least
+    recently used first), or stop them all."""
     if argv[:1] == ["stop"]:
         stopped = shutdown()
-        print(f"casebook pool: stopped {len(stopped)} server(s) in {pool_directory()}")
+        print(f"casebook setup --servers: stopped {len(stopped)} server(s) in {pool_directory()}")
         return 0
     if argv:
-        raise SystemExit("usage: python3 -m casebook pool [stop]")
+        raise SystemExit("usage: python3 -m casebook setup --servers [stop]")
     servers = live_servers()
     for server in servers:
         print(f"  pid {server.pid}: {', '.join(server.preload)} ({server.directory.name})")
-    print(f"casebook pool: {len(servers)} live server(s) in {pool_directory()}")
+    print(f"casebook setup --servers: {len(servers)} live server(s) in {pool_directory()}")
     return 0
 
 

@@ -177,7 +177,7 @@ def run(
         RunTimeout: the code ran past ``timeout``.
         RunCrashed: the child died without an outcome.
         OverlayShadowed: a reported package was imported from somewhere else.
-        ReleaseNotCached: the release has not been fetched (``python3 -m casebook fetch``).
+        ReleaseNotCached: the release has not been fetched (``python3 -m casebook setup``).
         UnknownEra: the era is not in the registry (no case folder names it).
         EraPythonMissing: no interpreter of the era's Python was found.
 

@@ -239,7 +239,7 @@ def _serve(listener: socket.socket, idle: float, directory: Path) -> int:
     A kernel stops a server by removing its record, then sending SIGTERM. A server stopped
     within a few milliseconds of its start could outlive the signal (under four processes
     of runs and a limit of two servers, 3 of 45 stopped servers did in a minute), and served
-    on, unrecorded, until idle: ``pool stop`` cannot see such a server. The record is what
+    on, unrecorded, until idle: ``setup --servers stop`` misses it. The record is what
     the pool trusts, so a server that has lost it (or was never given it) ends within a
     :data:`TICK` (or :data:`RECORD_GRACE` after its start).
     """

@@ -22,7 +22,7 @@ an interpreter of the era's Python (:func:`find_python`), in one way everywhere:
 keeps it in its cache, shared by all eras and clones). Where it may download (the set-up,
 :func:`ensure_all`; a page in Colab, :func:`casebook.releases._manifest.on_demand`), the
 era's recorded size is printed first; anywhere else uv runs ``--offline``, so an era whose
-wheels are not cached fails at once, naming ``python3 -m casebook fetch``. A venv is built
+wheels are not cached fails at once, naming ``python3 -m casebook setup``. A venv is built
 in a scratch directory and renamed into place only when complete.
 
 Standard library only: the set-up command builds the eras before anything else is
@@ -253,7 +253,7 @@ def _lock_of(name: str) -> threading.Lock:
         return _locks.setdefault(name, threading.Lock())
 
 
-FIX_COMMAND = "python3 -m casebook fetch"
+FIX_COMMAND = "python3 -m casebook setup"
 """What rebuilds a stale or broken era (once): the set-up's last step."""
 
 

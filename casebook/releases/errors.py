@@ -39,7 +39,7 @@ class EraPythonMissing(ReleaseError):
 
 class EraBuildFailed(ReleaseError):
     """An era's venv failed to build from its current lock; runs refuse it, without
-    trying again, until ``python3 -m casebook fetch`` tries once more."""
+    trying again, until ``python3 -m casebook setup`` tries once more."""
 
 
 class ReleaseNotCached(ReleaseError):

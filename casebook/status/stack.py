@@ -2,7 +2,7 @@
 
 Pages do not assert version strings: they assert behaviour, and print the versions they
 ran on with :func:`ran_on`, so the same notebooks run on the lock, on a GPU machine's own
-jax, in Colab, and on the newest releases (``python3 -m casebook latest``). The lock is
+jax, in Colab, and on the newest releases (``casebook test --latest``). The lock is
 checked once, by ``tests/test_environment.py``. Where a page says which releases "today"
 means, it compares what it ran on with the lock's own pins, ``ran_on().locked`` (read from
 ``requirements.txt`` by :func:`casebook.lock.locked_versions`), where the kernel runs the

@@ -155,7 +155,7 @@ def scaffold(
 
 
 def main(argv: list[str]) -> int:
-    """The ``new-case`` command; returns the exit status."""
+    """The ``new`` command; returns the exit status."""
     parser = argparse.ArgumentParser(
         prog="python3 -m casebook new", description="Start a new case from the template."
     )

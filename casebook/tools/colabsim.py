@@ -1,4 +1,4 @@
-"""Simulate a reader opening a page in Colab: ``python3 -m casebook colab-sim [PAGE ...]``.
+"""Simulate a reader opening a page in Colab: ``casebook test --colab-sim [PAGE ...]``.
 
 A fresh venv gets only what Colab preinstalls that matters here (jax, jaxlib, numpy,
 scipy, matplotlib, IPython, and the kernel and runner Jupyter brings), at the versions of
@@ -117,7 +117,7 @@ def _run_pages(page_paths: list[str], py: Path, run_dir: Path, env: dict[str, st
     )
     print(f"colab-sim: {len(page_paths) - failed} passed, {failed} failed", flush=True)
     # The runtime is done: its warm release servers would otherwise idle on for minutes.
-    subprocess.run([py, "-m", "casebook", "pool", "stop"], env=env, check=False)
+    subprocess.run([py, "-m", "casebook", "setup", "--servers", "stop"], env=env, check=False)
     return failed
 
 
@@ -141,6 +141,6 @@ def bare_env(py: Path, cache: Path) -> dict[str, str]:
 
 
 def main(argv: list[str]) -> int:
-    """``colab-sim [PAGE ...]``: the pages to run (default: :data:`DEFAULT_PAGES`: cases 1,
+    """``test --colab-sim [PAGE ...]``: the pages to run (default: :data:`DEFAULT_PAGES`: cases 1,
     5, 6 and 7, the lessons)."""
     return 1 if simulate(list(argv) or list(DEFAULT_PAGES)) else 0

@@ -7,9 +7,10 @@ package; this module, like the rest of ``casebook.tools``, lives only in a clone
 
 * :func:`setup` creates ``.venv`` with the running interpreter, installs ``requirements.txt``
   with ``pip --require-hashes`` and ``casebook`` itself in editable mode (both again only
-  when the lock or ``pyproject.toml`` changed), and fetches the historical wheels.
-* :func:`lock` regenerates ``requirements.txt`` (and the CUDA 13 variant) from
-  ``pyproject.toml``.
+  when the lock or ``pyproject.toml`` changed), and fetches the historical wheels
+  (:data:`FETCH`); with ``gpu``, it stops where jax finds no GPU (:func:`device`).
+* :func:`lock` (``setup --lock``) regenerates ``requirements.txt`` (and the CUDA 13
+  variant) from ``pyproject.toml``.
 """
 
 from __future__ import annotations
@@ -57,7 +58,10 @@ def venv_python(venv: Path = VENV) -> Path:
 
 PAGE_TESTS = ["-m", "pytest", "--nbmake", "-q", "-p", "no:cacheprovider"]
 """The arguments of an interpreter that runs pages as tests, one pytest run (the page
-runs of ``casebook.tools.pageruns``, the bench command and ``casebook latest``)."""
+runs of ``casebook.tools.pageruns``, the bench command and ``casebook test --latest``)."""
+
+FETCH = ["-c", "from casebook.releases import fetch_command; fetch_command()"]
+"""A venv interpreter's arguments that fetch the historical wheels and build the eras."""
 
 
 def sh(cmd: list, drop: str | None = None, **kw) -> None:
@@ -119,13 +123,22 @@ def setup(gpu: bool = False) -> Path:
         sh([py, "-c", COMPILE])
         sh([*pip, "--no-deps", "--no-build-isolation", "-e", ROOT])
         stamp.write_text(want)
-    sh([py, "-m", "casebook", "fetch"], cwd=ROOT)
+    sh([py, *FETCH], cwd=ROOT)
+    if gpu:
+        device(gpu)
     print(
         f"casebook: environment ready in {time.perf_counter() - t0:.0f} s ({VENV}, "
         f"Python {want_version})",
         flush=True,
     )
     return py
+
+
+def setup_command(gpu: bool = False) -> None:
+    """``python3 -m casebook setup``: :func:`setup`, then what jax runs on."""
+    setup(gpu)
+    if not gpu:  # setup printed it
+        device()
 
 
 def pinned_block(lock: Path, package: str) -> str:
@@ -165,7 +178,8 @@ def install_lock(py: Path, lock: Path) -> None:
 def lock() -> None:
     """Regenerate ``requirements.txt`` and ``requirements-gpu.txt`` from ``pyproject.toml``
     with uv: the newest releases that resolve together today, for every supported Python
-    (a universal lock with environment markers), every file's sha256 included."""
+    (a universal lock with environment markers), every file's sha256 included; then set up
+    with them."""
     check_python()
     uv = shutil.which("uv")
     if uv is None:
@@ -216,10 +230,11 @@ def lock() -> None:
     for path, text in header.items():
         body = path.read_text()
         path.write_text(
-            f"{text}# Locked on {today} from pyproject.toml by `python3 -m casebook lock`.\n"
+            f"{text}# Locked on {today} from pyproject.toml by `python3 -m casebook setup --lock`.\n"
             f"# Install: pip install --require-hashes --no-deps -r {path.name}\n{body}"
         )
     print(f"casebook: locked on {today}: {REQUIREMENTS.name}, {GPU_REQUIREMENTS.name}")
+    setup_command()
 
 
 def device(gpu: bool = False) -> None:
@@ -232,8 +247,7 @@ def device(gpu: bool = False) -> None:
     if gpu:
         code += (
             "\nif jax.default_backend() != 'gpu': raise SystemExit("
-            "'casebook device --gpu: jax found no GPU; is the NVIDIA driver visible, and "
-            "did `python3 -m casebook setup --gpu` run?')"
+            "'casebook setup --gpu: jax found no GPU; is the NVIDIA driver visible?')"
         )
     sh([venv_python(), "-c", code])
 

@@ -1,4 +1,4 @@
-"""Watch the newest releases: ``python3 -m casebook latest [--report FILE]``.
+"""Watch the newest releases: ``python3 -m casebook test --latest [--report FILE]``.
 
 Builds ``.casebook-latest/``, a venv with the newest jax, jaxlib, optax, equinox and diffrax
 on PyPI (unpinned) and the rest of the book's needs, then runs the status board and every
@@ -55,7 +55,7 @@ def build_venv() -> Path:
     py = environment.venv_python(VENV)
     pip = [py, "-m", "pip", "install", "-q", "--disable-pip-version-check", "--upgrade"]
     environment.sh([*pip, "-e", f"{ROOT}[book]", *WATCHED])
-    environment.sh([py, "-m", "casebook", "fetch"], cwd=ROOT)
+    environment.sh([py, *environment.FETCH], cwd=ROOT)
     return py
 
 
@@ -110,7 +110,7 @@ def watch(report: Path | None) -> int:
 
 def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser(
-        prog="python3 -m casebook latest", description=__doc__.split("\n\n")[0]
+        prog="python3 -m casebook test --latest", description=__doc__.split("\n\n")[0]
     )
     parser.add_argument("--report", type=Path, help="also write the report (markdown) here")
     return watch(parser.parse_args(argv).report)
