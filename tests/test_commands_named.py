@@ -11,8 +11,6 @@ from casebook.project import ROOT
 TEXTS = ["README.md", "CONTRIBUTING.md", ".ci/run", "binder/postBuild", ".github/workflows/*.yml"]
 TEXTS += ["book/*.md", "notebooks/*.md", "casebook/**/*.py", "casebook/**/*.toml", "tests/*.py"]
 NAMED = re.compile(r"python3? -m casebook ([a-z][a-z-]*)")
-RETIMED = {"book/how-to-read.md:82", "book/how-to-read.md:89", "book/lessons.md:166"}
-RETIMED |= {"book/teach.md:318"}  # page text, changed with the next workshop re-timing
 
 
 def test_every_command_the_texts_name_is_one():
@@ -24,4 +22,4 @@ def test_every_command_the_texts_name_is_one():
         for command in NAMED.findall(line)
         if command not in cli.COMMANDS
     }
-    assert stale <= RETIMED, sorted(stale - RETIMED)
+    assert not stale, sorted(stale)
