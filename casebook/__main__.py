@@ -23,11 +23,10 @@
                      pages (--check: list what is stale, exit 1)
   check-corpus [...]
                      run check_optimizer over the corpus of real set-ups (see --help)
-  bench [--suite]    time the book itself: release-run overhead, each page (twice), the
-                     spread of every benchmark claim, and (--suite) the test command
-  profile [PAGE ...]
-                     run each page once, cell by cell, and print where its time goes (kernel
-                     start, imports, era runs, release runs, benchmarks, traces) and the
+  bench [--suite] [--profile] [PAGE ...]
+                     time the book itself: release-run overhead, each page (twice), the
+                     spread of every benchmark claim, and (--suite) the test command; with
+                     --profile, each page once, cell by cell: where its time goes and the
                      slowest cells
   pool [stop]        list the machine's warm release servers (one per environment, shared
                      by every kernel; each ends after 5 idle minutes), or stop them
@@ -120,7 +119,6 @@ COMMANDS: dict[str, Command] = {
     "colab-sim": _here("casebook.tools.colabsim", "main"),
     "sync": _in_venv("casebook.sync"),
     "bench": _in_venv("casebook.tools.selfbench", own_help=True),
-    "profile": _in_venv("casebook.tools.profile"),
     "check-corpus": _in_venv("casebook.corpus", own_help=True),
     "pool": _here("casebook.releases._pool", "main"),
     "explain": _here("casebook.explain", "main", own_help=True),

@@ -28,7 +28,7 @@ the end (the repository's ``conftest.py``)."""
 
 POOL_MAX_ENV = "CASEBOOK_POOL_MAX"
 """How many warm release servers a pool keeps at once (default
-``casebook.releases._pool.MAX_SERVERS``). The test command, ``bench`` and ``profile``
+``casebook.releases._pool.MAX_SERVERS``). The test command and ``bench`` (``--profile`` too)
 raise it (``casebook.tools.suite.SUITE_POOL``), so that a run never stops a server it will
 need again."""
 
