@@ -241,7 +241,7 @@ class Case:
 
     @property
     def do_this(self) -> tuple[str, str]:
-        """The card's "Do this" block, ``(language, text)``: the upgrade command where the
+        """The card's "Do this" block as ``(language, text)``, the upgrade command where the
         fix is an upgrade (``[card] upgrade``), else ``scripts/fix.py``."""
         upgrade = self.card.get("upgrade")
         return ("bash", upgrade) if upgrade else ("python", self.fix)

@@ -73,8 +73,8 @@ MAX_STEPS = _run.MAX_STEPS
 Severity = _report.Severity
 """The severity of a finding, ``"error"``, ``"warning"`` or ``"note"``."""
 UpdateParams = _check.UpdateParams
-"""What ``check_optimizer(update_params=...)`` takes: ``True``, ``False``, ``"both"`` or
-``None``."""
+"""The values ``check_optimizer(update_params=...)`` takes, ``True``, ``False``, ``"both"``
+or ``None``."""
 
 __all__ = [
     "MAX_EXPLICIT_STEPS",

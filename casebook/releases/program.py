@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 VARIANT_ATTRIBUTE = "__casebook_variant__"
-"""The attribute :func:`variant` sets on a function: the variant's column name."""
+"""The attribute :func:`variant` sets on a function, the variant's column name."""
 
 _F = TypeVar("_F", bound=Callable[[], Any])
 _INPUTS: dict[str, Any] = {}

@@ -28,7 +28,7 @@ from casebook.releases import eras
 
 __all__ = ["BOARD", "Board", "Row", "run_board"]
 
-#: Every row of the board, read from the case registry (:mod:`casebook.cases`): each
+#: Every row of the board, read from the case registry (:mod:`casebook.cases`); first each
 #: case's own trigger, then the problems the cases uncovered, then the check's findings.
 BOARD: tuple[Trigger, ...] = cases.board_triggers()
 
