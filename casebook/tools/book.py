@@ -6,8 +6,8 @@ of older code. The pages the cache lacks are then run in parallel by jupyter-cac
 executor (:mod:`casebook.tools.prebuild`) and stored, so Jupyter Book, which runs them one
 after the other, finds them all; what it executes itself is recorded after the build (the
 one page it always executes, ``book/how-to-read.md``, a MyST page the pre-build does not
-run). Both executors give their kernels TCP sockets, and ipykernel's warning about that is
-kept out of the output (:data:`KERNEL_CHATTER`). Standard library only.
+run); it gets a kernel over TCP, and ipykernel's warning about that is kept out of the
+output (:data:`KERNEL_CHATTER`). Standard library only.
 """
 
 from __future__ import annotations
@@ -21,8 +21,9 @@ __all__ = ["KERNEL_CHATTER", "build"]
 
 KERNEL_CHATTER = "Kernel is running over TCP without encryption"
 """The start of ipykernel's warning for a kernel whose sockets are TCP ports, which
-jupyter-cache's executor gives its kernels (in the pre-build and in Jupyter Book): on a
-local build it asks nothing of the user, who would read it as a security problem."""
+jupyter-cache's executor gives its kernels: on a local build it asks nothing of the user,
+who would read it as a security problem. The pre-build keeps its kernels' standard error
+out of the output, so only the build's own kernels print it."""
 
 
 def build(gpu: bool = False) -> None:
@@ -31,8 +32,7 @@ def build(gpu: bool = False) -> None:
     (:mod:`casebook.tools.i18n`)."""
     py = environment.setup(gpu)
     t0 = time.perf_counter()
-    # the pages, in parallel
-    environment.sh([py, "-m", "casebook.tools.prebuild"], drop=KERNEL_CHATTER, cwd=ROOT)
+    environment.sh([py, "-m", "casebook.tools.prebuild"], cwd=ROOT)  # the pages, in parallel
     environment.sh(
         [
             py.parent / "jupyter-book",

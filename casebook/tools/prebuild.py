@@ -5,7 +5,9 @@ long as all its pages in a row. ``python3 -m casebook book`` first runs this mod
 book's venv: every executed page that the execution cache lacks is run by jupyter-cache's
 own parallel executor (``local-parallel``, a process per core; the one Jupyter Book runs
 serially), with the same lock as the test command (benchmark cells time alone,
-:func:`casebook.tools.suite.lock_cells`, inherited by the forked workers) and quiet malloc;
+:func:`casebook.tools.suite.lock_cells`, inherited by the forked workers) and quiet malloc,
+the kernels' own standard error kept out of the output (a failing page's traceback is
+printed from the cache's record);
 it stores each page that passes in the cache, and the digest of the inputs the run read,
 taken before it (:func:`casebook.tools.buildcache.record_inputs`). Jupyter Book then finds
 every page in the cache and executes none; a page that failed here is left out of the
@@ -64,13 +66,20 @@ def execute_missing(root: Path = ROOT) -> tuple[list[str], dict[str, str]]:
     for page in pages:
         cache.add_nb_to_project(str(page))
     suite.lock_cells()
-    with storage.owned_tempdir("book") as tmp:
+    with storage.owned_tempdir("book") as tmp, open(Path(tmp) / "kernels.err", "w") as err:
         lock = os.environ.get(suite.LOCK_ENV) or str(Path(tmp) / "book.lock")
-        # the kernels inherit both; unittest.mock puts the environment back afterwards
-        with mock.patch.dict(os.environ, {suite.LOCK_ENV: lock, **QUIET_MALLOC}):
-            result = load_executor("local-parallel", cache).run_and_cache(
-                filter_uris=[str(p) for p in pages], timeout=TIMEOUT
-            )
+        # The kernels inherit the environment (unittest.mock puts it back afterwards) and
+        # file descriptor 2: what XLA's C++ logs write there, below Python, goes to a file.
+        terminal = os.dup(2)
+        os.dup2(err.fileno(), 2)
+        try:
+            with mock.patch.dict(os.environ, {suite.LOCK_ENV: lock, **QUIET_MALLOC}):
+                result = load_executor("local-parallel", cache).run_and_cache(
+                    filter_uris=[str(p) for p in pages], timeout=TIMEOUT
+                )
+        finally:
+            os.dup2(terminal, 2)
+            os.close(terminal)
     buildcache.record_inputs(root, {Path(uri): digests[Path(uri)] for uri in result.succeeded})
     failed = [*result.excepted, *result.errored]
     return result.succeeded, {uri: cache.get_project_record(uri).traceback or "" for uri in failed}
