@@ -1,9 +1,9 @@
-"""The one way the book executes a notebook: in a kernel, top to bottom, each cell timed.
+"""How the book's commands execute a notebook: in a kernel, top to bottom, each cell timed.
 
 Every command that runs a page outside the test command's ``pytest --nbmake`` and the
-book's pre-build (which runs jupyter-cache's own executor) goes through :func:`execute`:
-the page profile (``bench --profile``, :mod:`casebook.tools.profile`), the runs a machine stores
-(:mod:`casebook.tools.pageruns`, on a GPU too), and the Colab simulation and the workshop's
+book's build (whose pre-build runs jupyter-cache's own executor) goes through
+:func:`execute`: the page profile (``bench --profile``, :mod:`casebook.tools.profile`), the
+runs a machine stores (:mod:`casebook.tools.pageruns`, on a GPU too), and the Colab simulation and the workshop's
 timing (:mod:`casebook.tools.colabsim`). The last two, and a machine's runs, run this
 file as a script in a process of its own (:func:`in_subprocess`), the Colab simulation in
 a bare venv that has no ``casebook`` until the page's set-up cell installs it. So this
