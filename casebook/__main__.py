@@ -25,16 +25,15 @@ Read, run and write cases:
   new KEY ...        scaffold a case folder, its notebook and its entries, then sync
   sync [--check]     write everything derived from the case folders and the package: each
                      page's card, exercise answers, program blocks, set-up cell and MyST
-                     twin; the README and intro tables; the Errors, API and workshop-plan
+                     twin; the README and intro tables; the Errors and workshop-plan
                      pages (--check: list what is stale, exit 1)
 
 Maintain the book's measurements:
 
-  bench [--suite]    time the book itself: release-run overhead, each page (twice), the
-                     spread of every benchmark claim, and (--suite) the test command
-  profile [PAGE ...]
-                     run each page once, cell by cell, and print where its time goes (kernel
-                     start, imports, era runs, release runs, benchmarks, traces) and the
+  bench [--suite] [--profile] [PAGE ...]
+                     time the book itself: release-run overhead, each page (twice), the
+                     spread of every benchmark claim, and (--suite) the test command; with
+                     --profile, each page once, cell by cell: where its time goes and the
                      slowest cells
   workshop [...]     the student and teacher editions, their timing (--colab-sim,
                      --measure) and the plan (--plan); see --help
@@ -127,7 +126,6 @@ COMMANDS: dict[str, Command] = {
     "test": _here("casebook.tools.suite", "test", gpu=True),
     "sync": _in_venv("casebook.sync"),
     "bench": _in_venv("casebook.tools.selfbench", own_help=True),
-    "profile": _in_venv("casebook.tools.profile"),
     "explain": _here("casebook.explain", "main", own_help=True),
     "workshop": _in_venv("casebook.workshop", own_help=True),
     "new": _here("casebook.sync.scaffold", "main", own_help=True),
@@ -143,6 +141,7 @@ MOVED: dict[str, tuple[str, Command | None]] = {
     "colab-sim": ("test --colab-sim", _here("casebook.tools.colabsim", "main")),
     "check-corpus": ("test --corpus", _in_venv("casebook.corpus", own_help=True)),
     "new-case": ("new", None),
+    "profile": ("bench --profile", None),
 }
 MODES = {tuple(new.split()): mode for new, mode in MOVED.values() if mode}
 """A flag right after a command that runs another part of its concern with the arguments

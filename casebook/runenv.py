@@ -18,16 +18,8 @@ QUIET_MALLOC: dict[str, str] = {
     "MALLOC_TRIM_THRESHOLD_": str(16 << 30),
     "MALLOC_TOP_PAD_": str(1 << 30),
 }
-"""glibc malloc settings for a benchmark *subprocess* on CPU (pass as ``env=``), and for
-every process of the test command (``run_tests`` sets them), page kernels included.
-
-XLA's CPU buffers come from malloc. By default, large blocks are mmap-ed fresh and
-returned on free, so every step's outputs first-touch new pages (~6 us per 4 KiB page
-on the VMs measured here): tens of milliseconds per step at tens of MiB, in different
-amounts per variant. These settings keep freed memory in the process for reuse; the
-``faults/call`` column of ``Timings.table`` shows whether it worked
-(it should read 0). They must be set before the process starts, hence a subprocess.
-"""
+"""glibc malloc settings for benchmarks and the test command's processes; why, in
+``casebook.bench.QUIET_MALLOC``, where the book exports them."""
 
 POOL_ENV = "CASEBOOK_POOL"
 """The folder of the warm release servers (``casebook.releases._pool``): the test command
@@ -36,7 +28,7 @@ the end (the repository's ``conftest.py``)."""
 
 POOL_MAX_ENV = "CASEBOOK_POOL_MAX"
 """How many warm release servers a pool keeps at once (default
-``casebook.releases._pool.MAX_SERVERS``). The test command, ``bench`` and ``profile``
+``casebook.releases._pool.MAX_SERVERS``). The test command and ``bench`` (``--profile`` too)
 raise it (``casebook.tools.suite.SUITE_POOL``), so that a run never stops a server it will
 need again."""
 

@@ -218,15 +218,28 @@ def test_a_page_the_tests_ran_is_found_by_the_build(repo, tmp_path):
         cache.match_cache_notebook(executed)
 
 
-def test_the_build_runs_the_pages_the_cache_lacks_and_stores_them(repo, tmp_path):
-    """``casebook book`` first runs, in parallel, each page the cache has no outputs for;
-    a page already stored is not run again."""
-    from casebook.tools import prebuild
+def test_the_build_runs_the_pages_the_cache_lacks_and_stores_them(repo, tmp_path, capfd):
+    """``casebook book`` first runs, in parallel (jupyter-cache's executor), each page the
+    cache has no outputs for, and records the digest of its inputs; a page already stored
+    is not run again, and a failing one is reported and left out. What a kernel writes to
+    its file descriptor 2 (XLA's C++ logs) stays out of the command's output."""
+    import nbformat
+
+    from casebook.tools import buildcache, prebuild
 
     (repo / PAGE).unlink()
     page = _page(repo / "notebooks")
     assert prebuild.missing(repo) == [page]
-    (result,) = prebuild.execute_missing(repo, workers=1)
-    assert result[:2] == ("page.ipynb", True)
+    assert prebuild.execute_missing(repo) == ([str(page)], {})
     assert prebuild.missing(repo) == []
-    assert prebuild.execute_missing(repo, workers=1) == []
+    assert buildcache.green_record(repo, page)  # stored, with today's inputs
+    assert prebuild.execute_missing(repo) == ([], {})
+    nb = nbformat.read(page, as_version=4)
+    nb.cells.append(nbformat.v4.new_code_cell("import os; os.write(2, b'XLA SAYS HELLO')"))
+    nb.cells.append(nbformat.v4.new_code_cell("1 / 0"))
+    nbformat.write(nb, page)
+    capfd.readouterr()
+    passed, failed = prebuild.execute_missing(repo)
+    assert passed == [] and "ZeroDivisionError" in failed[str(page)]
+    assert prebuild.missing(repo) == [page]
+    assert "XLA SAYS HELLO" not in capfd.readouterr().err

@@ -167,3 +167,39 @@ def test_every_stored_run_of_a_page_as_it_is_passes_or_fails_only_its_era_cells(
     }
     not_passed = {k: v for k, v in verdicts.items() if not v.startswith("pass")}
     assert verdicts and not not_passed, not_passed
+
+
+def test_a_profile_times_each_cell_from_nbclient_s_record_and_splits_off_server_starts(
+    tmp_path, monkeypatch
+):
+    """``bench --profile``: a cell's seconds are nbclient's timestamps of its run, its kind
+    comes from its code, and a server start the pool logs during a cell is split off it."""
+    import nbformat
+
+    from casebook.tools import profile
+
+    monkeypatch.setenv(profile.POOL_LOG_ENV, "")  # restored after the test
+    start = (
+        "import json, os, time\ntime.sleep(0.3)\n"
+        "with open(os.environ['CASEBOOK_POOL_LOG'], 'a') as f:\n"
+        "    f.write(json.dumps({'seconds': 0.2, 'at': time.time()}) + '\\n')\n"
+        "time.sleep(0.3)"
+    )
+    cells = ["import time", "time.sleep(0.4)", start, "1 / 0"]
+    path = tmp_path / "page.ipynb"
+    nbformat.write(
+        nbformat.v4.new_notebook(cells=[nbformat.v4.new_code_cell(c) for c in cells]), path
+    )
+    got = profile.profile_page(path)
+    by_cell = {(c.index, c.kind): c.seconds for c in got.cells}
+    assert set(by_cell) == {
+        (0, "set-up and imports"),
+        (1, "other"),
+        (2, "release runs (server starts)"),
+        (2, "other"),
+        (3, "other"),
+    }
+    assert 0.4 <= by_cell[1, "other"] < 1.5
+    assert by_cell[2, "release runs (server starts)"] == 0.2
+    assert 0.4 <= by_cell[2, "other"] < 1.5  # 0.6 s of sleep, less the start
+    assert got.by_kind()["kernel start"] > 0

@@ -209,7 +209,7 @@ def test_a_killed_test_command_leaves_nothing_after_the_next_run(tmp_path, monke
 
 
 def test_a_command_s_own_pool_keeps_its_servers_then_leaves_nothing(monkeypatch) -> None:
-    """``bench`` and ``profile`` run pages in a pool of their own with the test command's
+    """``bench`` and ``bench --profile`` run pages in a pool of their own with the test command's
     limits; at the end its servers are stopped and its folder is gone."""
     import os
 

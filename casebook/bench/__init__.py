@@ -20,7 +20,7 @@ subprocess and plot in the parent.
 
 Import them from here.  They live in private modules, one concern each: ``_device``
 (:func:`device_label`, :func:`scale_for_device`; :data:`QUIET_MALLOC` is
-:mod:`casebook.runenv`'s), ``_compile``
+``casebook.runenv``'s), ``_compile``
 (:func:`compile_seconds`, :class:`CompileTime`), ``_timing`` (:func:`interleave`,
 :class:`Timings`) and ``_memory`` (:func:`copy_reference`, :func:`bandwidth`,
 :func:`floor_fraction`).  Beside them, the public :mod:`casebook.bench.claims` asserts
@@ -29,11 +29,23 @@ the prose's claims on timings and :mod:`casebook.bench.records` stores them per 
 
 from __future__ import annotations
 
+from casebook import runenv
 from casebook.bench._compile import CompileTime, compile_seconds, no_compile_cache
 from casebook.bench._device import device_label, scale_for_device
 from casebook.bench._memory import bandwidth, copy_reference, floor_fraction
 from casebook.bench._timing import Timings, interleave
-from casebook.runenv import QUIET_MALLOC
+
+QUIET_MALLOC = runenv.QUIET_MALLOC
+"""glibc malloc settings for a benchmark *subprocess* on CPU (pass as ``env=``), and for
+every process of the test command (``run_tests`` sets them), page kernels included.
+
+XLA's CPU buffers come from malloc. By default, large blocks are mmap-ed fresh and
+returned on free, so every step's outputs first-touch new pages (~6 us per 4 KiB page
+on the VMs measured here): tens of milliseconds per step at tens of MiB, in different
+amounts per variant. These settings keep freed memory in the process for reuse; the
+``faults/call`` column of ``Timings.table`` shows whether it worked
+(it should read 0). They must be set before the process starts, hence a subprocess.
+"""
 
 __all__ = [
     "QUIET_MALLOC",

@@ -5,7 +5,7 @@ upstream bug, as data: ``case.toml`` (its issue, era, card, messages, board rows
 set-ups, workshop block and exercises' answers), ``scripts/`` (its programs, each run as it
 is: the card's ``wrong.py`` and ``fix.py``, the messages' and rows' triggers), ``era.txt``
 (the hashed lock of the era stack), ``__init__.py`` (the check set-ups' builders, the only
-code: it calls :func:`~casebook.cases._base.read_case`) and its program modules (run on
+code: it calls ``read_case``) and its program modules (run on
 releases by :mod:`casebook.releases`). ``CASES`` lists them in reading order (by
 ``Case.number``); :func:`get` looks one up by key (``"optax-828"``). Adding a case means
 adding a folder (``python3 -m casebook new`` writes one from ``template/``; CONTRIBUTING.md).
@@ -32,10 +32,10 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
+from casebook.cases import _base, _findings
 from casebook.cases._base import (
     _ADDRESS,
     FACTS_FILE,
-    STATUSES,
     Case,
     CheckSetup,
     Issue,
@@ -43,7 +43,6 @@ from casebook.cases._base import (
     Trigger,
     symptoms,
 )
-from casebook.cases._findings import SIGNATURES as _FINDING_SIGNATURES, TRIGGERS as FINDINGS
 from casebook.cases._signatures import (
     BugFamily,
     Pattern,
@@ -52,6 +51,12 @@ from casebook.cases._signatures import (
     read_families,
     validate,
 )
+
+#: The statuses a board trigger can record (see :mod:`casebook.status.board`).
+STATUSES = _base.STATUSES
+
+#: The check's findings in optax, as board rows (``cases/findings/findings.toml``).
+FINDINGS = _findings.TRIGGERS
 
 _SPACE = re.compile(r"\s+")
 
@@ -134,7 +139,7 @@ FAMILIES: tuple[BugFamily, ...] = read_families()
 
 #: Every case's and finding's signature (what ``explain`` matches a variant by).
 SIGNATURES: tuple[Signature, ...] = validate(
-    (*(s for c in CASES for s in c.signatures), *_FINDING_SIGNATURES), FAMILIES
+    (*(s for c in CASES for s in c.signatures), *_findings.SIGNATURES), FAMILIES
 )
 
 

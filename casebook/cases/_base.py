@@ -52,7 +52,7 @@ _ADDRESS = re.compile(r"0x[0-9a-fA-F]+|0x…")
 """A hexadecimal address as printed, or as the book writes it (``0x…``)."""
 _INSTALLED = re.compile(r"(?<= at )\S*/(?=(?:optax|equinox|diffrax|jax)/)")
 
-#: The statuses a board trigger can record: see :mod:`casebook.status.board`.
+# The statuses a board trigger can record (documented in casebook.cases, which exports it).
 STATUSES = ("fixed", "still failing", "silent")
 
 SYMPTOMS_FILE = Path(__file__).with_name("symptoms.toml")
@@ -199,19 +199,19 @@ class Case:
 
     @property
     def first_fixed_text(self) -> str:
-        """How the card's "First fixed release" row begins: ``optax 0.2.0`` or ``none``."""
+        """How the card's "First fixed release" row begins, ``optax 0.2.0`` or ``none``."""
         return self.first_fixed.replace("==", " ") if self.first_fixed else "none"
 
     @property
     def do_this(self) -> tuple[str, str]:
-        """The card's "Do this" block, ``(language, text)``: the upgrade command where the
+        """The card's "Do this" block as ``(language, text)``, the upgrade command where the
         fix is an upgrade (``[card] upgrade``), else ``scripts/fix.py``."""
         upgrade = self.card.get("upgrade")
         return ("bash", upgrade) if upgrade else ("python", self.fix)
 
     @property
     def fix_program(self) -> str:
-        """The program that shows the fix working on today's releases: ``scripts/fix.py``,
+        """The program that shows the fix working on today's releases, ``scripts/fix.py``;
         or, where the fix is an upgrade, the very code the card says you wrote."""
         return self.wrong if self.card.get("upgrade") else self.fix
 
@@ -224,7 +224,7 @@ class Case:
 
     @property
     def raises(self) -> bool:
-        """Whether the bug raises: the card's "Today" block is then an exception's message.
+        """Whether the bug raises (the card's "Today" block is then an exception's message).
         A bug that raises nothing (a leak, a wrong number) has a kind that does not: its
         "Today" block is what ``scripts/wrong.py`` prints where the card says it fails
         (:meth:`today_printed`)."""

@@ -59,10 +59,22 @@ Examples:
     True
 """
 
-from casebook.check._check import UpdateParams, check_optimizer
-from casebook.check._report import CheckReport, Finding, OptimizerCheckError, Severity
-from casebook.check._run import MAX_EXPLICIT_STEPS, MAX_STEPS
+from casebook.check import _check, _report, _run
+from casebook.check._check import check_optimizer
+from casebook.check._report import CheckReport, Finding, OptimizerCheckError
 from casebook.check._trees import default_grads
+
+# The names defined elsewhere are bound here with their docstrings, where autodoc reads them
+# (book/api.md).
+MAX_EXPLICIT_STEPS = _run.MAX_EXPLICIT_STEPS
+"""The most steps an explicit ``steps=`` may ask for (a larger number raises)."""
+MAX_STEPS = _run.MAX_STEPS
+"""The steps ``steps=None`` takes at most, when the state's types never settle."""
+Severity = _report.Severity
+"""The severity of a finding, ``"error"``, ``"warning"`` or ``"note"``."""
+UpdateParams = _check.UpdateParams
+"""The values ``check_optimizer(update_params=...)`` takes, ``True``, ``False``, ``"both"``
+or ``None``."""
 
 __all__ = [
     "MAX_EXPLICIT_STEPS",

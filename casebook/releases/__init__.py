@@ -4,29 +4,29 @@ A notebook kernel has the current stack imported, and Python cannot hold two ver
 ``optax`` in one process; so a run starts a fresh interpreter with the chosen release
 first on its path and sends back a structured outcome. One module per concern:
 
-* :mod:`~casebook.releases._manifest`: the manifest of releases pinned by sha256, the
-  cache, :func:`fetch` (``python3 -m casebook setup``) and :func:`locate`;
-* :mod:`~casebook.releases._patches`: releases with one-line fixes (:func:`patched`), and
+* ``_manifest``: the manifest of releases pinned by sha256, the
+  cache, :func:`fetch` (``python3 -m casebook setup``) and ``locate``;
+* ``_patches``: releases with one-line fixes (:func:`patched`), and
   the targets a run can name (:data:`CURRENT`);
-* :mod:`~casebook.releases._runner`: :func:`run` and its :class:`Outcome`, with the child
-  program :mod:`~casebook.releases._child`;
-* :mod:`~casebook.releases._expect`: :func:`expect`, :class:`VersionTable`,
+* ``_runner``: :func:`run` and its :class:`Outcome`, with the child
+  program ``_child``;
+* ``_expect``: :func:`expect`, :class:`VersionTable`,
   :func:`version_table`;
-* :mod:`~casebook.releases.program` and :mod:`~casebook.releases._variants`: programs of
+* :mod:`~casebook.releases.program` and ``_variants``: programs of
   named variants (modules of the case folders, :mod:`casebook.cases`), run on releases by
   :func:`program_table` and shown by :func:`show`;
-* :mod:`~casebook.releases._magic`: the ``%%on_release`` cell magic
+* ``_magic``: the ``%%on_release`` cell magic
   (``%load_ext casebook.releases``; ``%%on_release?`` prints its options);
 * :mod:`~casebook.releases.eras`: era stacks, the whole stack of the day an issue was
   reported, in a venv of its own (targets ``"era:optax-828"``);
-* :mod:`~casebook.releases._pool` and :mod:`~casebook.releases._server`: the warm servers
-  runs fork from, one per environment and machine (:mod:`~casebook.releases._keys` says
-  which runs share one); :mod:`~casebook.releases._cold`: a run
+* ``_pool`` and ``_server``: the warm servers
+  runs fork from, one per environment and machine (``_keys`` says
+  which runs share one); ``_cold``: a run
   in a fresh interpreter instead;
-* :mod:`~casebook.releases.errors`: the errors, all :class:`ReleaseError` (or, for a
+* ``casebook.releases.errors``: the errors, all :class:`ReleaseError` (or, for a
   failed expectation, :class:`ExpectationError`).
 
-The page API is re-exported here (:data:`__all__`), so notebooks write ``releases.run``
+The page API is re-exported here (``__all__``), so notebooks write ``releases.run``
 and ``releases.expect``. Importing this package uses the standard library only (no jax, no
 IPython): the set-up command imports it before anything else is installed.
 """
@@ -35,6 +35,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from casebook.releases import _patches
 from casebook.releases._expect import (
     Asserted,
     Expected as Expected,
@@ -58,7 +59,7 @@ from casebook.releases._manifest import (
     sha256_of as sha256_of,
 )
 from casebook.releases._outcome import Outcome
-from casebook.releases._patches import CURRENT, Patch, PatchedRelease, Target as Target, patched
+from casebook.releases._patches import Patch, PatchedRelease, Target as Target, patched
 from casebook.releases._runner import (
     load_module_file as load_module_file,
     run,
@@ -79,6 +80,10 @@ from casebook.releases.errors import (
     UnknownEra,
     UnknownRelease,
 )
+
+CURRENT = _patches.CURRENT
+"""Target name for the pinned current stack, with no overlay (the environment as
+installed)."""
 
 __all__ = [
     # running code on a release, and checking what happened
@@ -153,3 +158,8 @@ def __getattr__(name: str) -> Any:
 
         return on_release
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+def __dir__() -> list[str]:
+    """The module's names, ``on_release`` included (autodoc lists a package's members so)."""
+    return sorted({*globals(), "on_release"})

@@ -63,7 +63,7 @@ class Outcome(PlainText):
     versions: dict[str, dict[str, str]]
     result: Any
     seconds: float
-    """Wall time of the run: from the request to the outcome (a cold run: the whole
+    """Wall time of the run, from the request to the outcome (for a cold run, the whole
     subprocess, interpreter start-up and imports included)."""
     frames: list[list[Any]] = dataclasses.field(default_factory=list)
     """``[file, lineno, function, source]`` of each frame of the exception, outermost first."""
@@ -71,8 +71,8 @@ class Outcome(PlainText):
     """The code that ran (dedented), so a page can run the same code on another target:
     ``releases.run(outcome.code, "optax==0.2.4")``."""
     cache: str = ""
-    """The release cache the run's files came from ("" for the current stack): what
-    :func:`portable` shows as ``<cache>``."""
+    """The release cache the run's files came from ("" for the current stack), which
+    ``portable`` shows as ``<cache>``."""
 
     @property
     def failure(self) -> Failure | None:

@@ -21,8 +21,7 @@ from pathlib import Path
 from casebook.releases._manifest import Located, locate, parse_spec, release_dir, resolve
 from casebook.releases.errors import PatchError
 
-CURRENT = "current"
-"""Target name for the pinned current stack (no overlay: the environment as installed)."""
+CURRENT = "current"  # documented where it is public, ``casebook.releases``
 
 
 @dataclasses.dataclass(frozen=True)

@@ -92,7 +92,8 @@ def shared_compile_cache(server: Path) -> Path:
 
 POOL_LOG_ENV = "CASEBOOK_POOL_LOG"
 """When set, names a file that gets one JSON line per server start (``python``,
-``preload``, ``seconds``): how the profile command tells server starts from warm runs."""
+``preload``, ``seconds``, ``at``): how ``bench --profile`` tells server starts from warm
+runs."""
 
 
 def pool_directory() -> Path:
@@ -140,6 +141,7 @@ def _log_start(server: Server, seconds: float) -> None:
             "python": server.python,
             "preload": list(server.preload),
             "seconds": seconds,
+            "at": time.time(),  # when it was ready: the cell whose run holds it paid for it
             "key": server.directory.name,
         }
         with open(path, "a") as f:
@@ -187,7 +189,7 @@ class Server:
     def start(self) -> Server:
         """Start the server (the caller holds the folder's lock) and wait for ``ready``;
         :class:`RunCrashed` if it dies first. The seconds it took are logged where
-        ``CASEBOOK_POOL_LOG`` says (the profile command)."""
+        ``CASEBOOK_POOL_LOG`` says (``bench --profile``)."""
         t0 = time.perf_counter()
         with contextlib.suppress(FileNotFoundError):
             os.unlink(self.socket_path)  # a server that was killed leaves its socket

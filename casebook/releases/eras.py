@@ -12,15 +12,15 @@ era, for CPython on Linux x86_64. The era lives in its case's folder, written on
     download = { wheels = 12, bytes = 140328779 }
 
 and ``era.txt`` beside it is the lock, the one place its versions are written; ``download``
-is what uv measured when the era was locked (:mod:`casebook.releases.erasize`). This module
+is what uv measured when the era was locked (``casebook.releases.erasize``). This module
 reads those files as data (it imports nothing of :mod:`casebook.cases`, above it).
 
 A run names an era as its target, ``"era:optax-828"`` (``%%on_release era:optax-828``).
-:func:`ensure` builds the era's venv on first use, under the cache (``eras/KEY``), with
-an interpreter of the era's Python (:func:`find_python`), in one way everywhere:
+``ensure`` builds the era's venv on first use, under the cache (``eras/KEY``), with
+an interpreter of the era's Python (``find_python``), in one way everywhere:
 ``uv pip install --require-hashes --no-deps -r era.txt`` (uv checks each wheel's hash and
 keeps it in its cache, shared by all eras and clones). Where it may download (the set-up,
-:func:`ensure_all`; a page in Colab, :func:`casebook.releases._manifest.on_demand`), the
+:func:`ensure_all`; a page in Colab, ``casebook.releases._manifest.on_demand``), the
 era's recorded size is printed first; anywhere else uv runs ``--offline``, so an era whose
 wheels are not cached fails at once, naming ``python3 -m casebook setup``. A venv is built
 in a scratch directory and renamed into place only when complete.
@@ -94,7 +94,7 @@ class Era:
 
     @property
     def digest(self) -> str:
-        """The sha256 of the lock file: a venv built from another lock is rebuilt."""
+        """The sha256 of the lock file (a venv built from another lock is rebuilt)."""
         return hashlib.sha256(self.lock.read_bytes()).hexdigest()
 
     def __str__(self) -> str:

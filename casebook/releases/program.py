@@ -18,7 +18,7 @@ without arguments, marked with :func:`variant`::
 :func:`run_variants` (called in the child process, on the release) imports the module and
 calls each variant in order, recording for each whether it raised, the summary of its
 exception, what it printed and what it returned. One failing variant does not stop the
-next. :func:`casebook.releases._variants.program_table` runs a program on several releases
+next. :func:`casebook.releases.program_table` runs a program on several releases
 and turns the records into a version table, one column per variant.
 
 Standard library only: this module is imported on old releases.
@@ -47,7 +47,7 @@ __all__ = [
 ]
 
 VARIANT_ATTRIBUTE = "__casebook_variant__"
-"""The attribute :func:`variant` sets on a function: the variant's column name."""
+"""The attribute :func:`variant` sets on a function, the variant's column name."""
 
 _F = TypeVar("_F", bound=Callable[[], Any])
 _INPUTS: dict[str, Any] = {}

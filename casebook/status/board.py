@@ -1,6 +1,6 @@
 """The status board: today's state of every case and open problem on the pinned releases.
 
-Each :class:`Trigger` is the smallest program that shows one bug, written so that its
+Each :class:`~casebook.cases.Trigger` is the smallest program that shows one bug, written so that its
 outcome *is* the status: it raises (the bug still fails loudly), sets
 ``result = "silent"`` (it runs but computes the wrong thing, and the code checked that
 against a reference), or sets ``result = "fixed"`` (it runs and the numbers are right).
@@ -9,7 +9,7 @@ against a reference), or sets ``result = "fixed"`` (it runs and the numbers are 
 trigger was written (``Trigger.recorded``), so a pin bump shows what changed.
 
 The triggers live with their cases in the registry, :mod:`casebook.cases` (one module per
-case, plus :mod:`casebook.cases._findings`); this module runs them and shows them.
+case, plus ``casebook.cases._findings``); this module runs them and shows them.
 """
 
 from __future__ import annotations
@@ -28,7 +28,7 @@ from casebook.releases import eras
 
 __all__ = ["BOARD", "Board", "Row", "run_board"]
 
-#: Every row of the board, read from the case registry (:mod:`casebook.cases`): each
+#: Every row of the board, read from the case registry (:mod:`casebook.cases`); first each
 #: case's own trigger, then the problems the cases uncovered, then the check's findings.
 BOARD: tuple[Trigger, ...] = cases.board_triggers()
 

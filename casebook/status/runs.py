@@ -4,11 +4,11 @@ A machine that ran the pages (``python -m casebook.tools.pageruns``, in a clone)
 JSON record under ``book/measurements/runs/``: the device, Python and package versions,
 and each page's outcome, seconds and failing cells. A machine that cannot hold the era
 stacks (a GPU image without network) runs with ``--without-eras``: every cell runs, and
-the board reads its failures against the cells that need an era (:data:`WITHOUT_ERAS`).
+the board reads its failures against the cells that need an era (``WITHOUT_ERAS``).
 The status board shows every stored record with :func:`table`, so a run on a GPU machine
 with its own preinstalled jax is data the book reads, not a sentence in a note. Nothing
 here invents a run: a machine appears only if a record of it was stored. This module reads
-the records; running the pages and storing them is :mod:`casebook.tools.pageruns`'s.
+the records; running the pages and storing them is ``casebook.tools.pageruns``'s.
 """
 
 from __future__ import annotations
@@ -169,4 +169,5 @@ class RunsTable(TableDisplay):
 
 
 def table(store: Path = STORE) -> RunsTable:
+    """The runs stored under ``store``, with and without eras, as the board shows them."""
     return RunsTable(load(store), load(store / WITHOUT_ERAS.name))

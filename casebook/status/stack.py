@@ -5,7 +5,7 @@ ran on with :func:`ran_on`, so the same notebooks run on the lock, on a GPU mach
 jax, in Colab, and on the newest releases (``casebook test --latest``). The lock is
 checked once, by ``tests/test_environment.py``. Where a page says which releases "today"
 means, it compares what it ran on with the lock's own pins, ``ran_on().locked`` (read from
-``requirements.txt`` by :func:`casebook.lock.locked_versions`), where the kernel runs the
+``requirements.txt`` by ``casebook.lock.locked_versions``), where the kernel runs the
 lock (``ran_on().on_lock``), and never with a version written in the page: the lock moves,
 and no page needs an edit (``tests/test_lock_bump.py``).
 """
@@ -56,7 +56,7 @@ class Stack(PlainText):
 
     @property
     def on_lock(self) -> bool:
-        """Whether this is the lock's stack: a lock at hand and every package at its pin.
+        """Whether this is the lock's stack, with a lock at hand and every package at its pin.
         A page asserts the versions its card names only then; on a GPU image's own jax or
         in Colab it asserts the behaviour alone."""
         return bool(self.locked) and not self.off_lock

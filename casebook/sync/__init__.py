@@ -14,7 +14,6 @@ them, and from the package's other single sources:
   ``book/intro.md`` and ``README.md``, and the lessons page's family headings
   (:mod:`casebook.sync._families`);
 * the Errors page (``book/errors.md``), grouped by case, from the messages;
-* the API page (``book/api.md``), from the packages' ``__all__``;
 * the workshop plan in ``book/teach.md``, a block per case (its ``[workshop]`` table),
   with the measured minutes;
 * the student edition of each workshop page (``handouts/student/``), committed so that
@@ -88,7 +87,7 @@ def _page(path: Path, root: Path, cases: Iterable[Case], families: Iterable[BugF
 def expected(root: Path = ROOT) -> dict[Path, str]:
     """Every generated file under ``root`` and the text it must hold."""
     from casebook import workshop
-    from casebook.sync import _families, _tables, apipage, errorspage
+    from casebook.sync import _families, _tables, errorspage
     from casebook.tools import colab, pairs
     from casebook.workshop import launch, plan
 
@@ -108,7 +107,6 @@ def expected(root: Path = ROOT) -> dict[Path, str]:
         text = _tables.rewritten(text, file, cases, repository=repository)
         out[root / file] = _families.rewrite(text, families, cases, book=file != "README.md")
     out[root / "book" / "errors.md"] = errorspage.page_text(cases, families)
-    out[root / "book" / "api.md"] = apipage.page_text()
     out.update(workshop.handouts(root, out, plan.pages(cases)))  # cut from the pages above
     out.update(launch.notebooks(root, out))  # what the launch buttons open: the same render
     return out

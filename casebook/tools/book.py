@@ -2,12 +2,12 @@
 
 Execution is cached (jupyter-cache), page by page: a page's record is dropped when anything
 its run read changed (:mod:`casebook.tools.buildcache`), so the book never shows the outputs
-of older code. The pages the cache lacks are then run in parallel
-(:mod:`casebook.tools.prebuild`) and stored, so Jupyter Book, which runs them one after
-the other, finds them all; what it executes itself is recorded after the build. The one page it executes itself, ``book/how-to-read.md`` (a
-MyST page, which the pre-build does not run), gets a kernel over TCP, and ipykernel's
-warning about that is kept out of the output (:data:`KERNEL_CHATTER`). Standard library
-only.
+of older code. The pages the cache lacks are then run in parallel by jupyter-cache's
+executor (:mod:`casebook.tools.prebuild`) and stored, so Jupyter Book, which runs them one
+after the other, finds them all; what it executes itself is recorded after the build (the
+one page it always executes, ``book/how-to-read.md``, a MyST page the pre-build does not
+run); it gets a kernel over TCP, and ipykernel's warning about that is kept out of the
+output (:data:`KERNEL_CHATTER`). Standard library only.
 """
 
 from __future__ import annotations
@@ -20,10 +20,10 @@ from casebook.tools import environment
 __all__ = ["KERNEL_CHATTER", "build"]
 
 KERNEL_CHATTER = "Kernel is running over TCP without encryption"
-"""The start of ipykernel's warning for a kernel whose sockets are TCP ports, which Jupyter
-Book's own executor gives its kernels: on a local build it asks nothing of the user, who
-would read it as a security problem. The book's executor uses IPC
-(:mod:`casebook.tools.executor`), so only the build's own kernels print it."""
+"""The start of ipykernel's warning for a kernel whose sockets are TCP ports, which
+jupyter-cache's executor gives its kernels: on a local build it asks nothing of the user,
+who would read it as a security problem. The pre-build keeps its kernels' standard error
+out of the output, so only the build's own kernels print it."""
 
 
 def build(gpu: bool = False) -> None:

@@ -272,6 +272,14 @@ def record_built(root: Path, build: Path | None = None) -> None:
         stamp.write_text(seen)
 
 
+def record_inputs(root: Path, digests: dict[Path, str], build: Path | None = None) -> None:
+    """Record, for each page a run stored in the cache, the digest of the inputs that run
+    read (``digests``, taken before it)."""
+    with _records(build or root / "_build") as records:
+        for page, digest in digests.items():
+            records[_key(root, page)] = _entry(root, page, digest)
+
+
 def _entry(root: Path, page: Path, digest: str | None = None) -> dict[str, str]:
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     return {"inputs": digest or page_digest(root, page), "date": now}

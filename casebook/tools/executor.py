@@ -1,9 +1,9 @@
-"""The one way the book executes a notebook: in a kernel, top to bottom, timing each cell.
+"""How the book's commands execute a notebook: in a kernel, top to bottom, each cell timed.
 
-Every command that runs a page outside the test command's ``pytest --nbmake`` goes
-through :func:`execute`: the book's pre-build (:mod:`casebook.tools.prebuild`), the page
-profile (:mod:`casebook.tools.profile`), the runs a machine stores
-(:mod:`casebook.tools.pageruns`, on a GPU too), and the Colab simulation and the workshop's
+Every command that runs a page outside the test command's ``pytest --nbmake`` and the
+book's build (whose pre-build runs jupyter-cache's own executor) goes through
+:func:`execute`: the page profile (``bench --profile``, :mod:`casebook.tools.profile`), the
+runs a machine stores (:mod:`casebook.tools.pageruns`, on a GPU too), and the Colab simulation and the workshop's
 timing (:mod:`casebook.tools.colabsim`). The last two, and a machine's runs, run this
 file as a script in a process of its own (:func:`in_subprocess`), the Colab simulation in
 a bare venv that has no ``casebook`` until the page's set-up cell installs it. So this
@@ -15,23 +15,25 @@ The kernel talks over IPC, its sockets in a temp folder named as
 killed run that the next test command cannot find. The kernel's own standard error (what
 XLA's C++ logs write below Python) goes to a file in that folder, not to the terminal of
 the command that runs the page: :attr:`Executed.log` keeps its tail for a page that
-failed.
+failed. A cell's seconds are nbclient's own record (``record_timing``: the timestamps in
+its ``metadata.execution``).
 """
 
 from __future__ import annotations
 
+import datetime
 import json
 import os
 import subprocess
 import sys
 import tempfile
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-__all__ = ["CellRun", "Executed", "execute", "in_subprocess", "main"]
+__all__ = ["CellRun", "Executed", "execute", "in_subprocess", "main", "window_of"]
 
 
 @dataclass(frozen=True)
@@ -72,6 +74,8 @@ class Executed:
 
 
 def _error_of(cell: Any) -> str:
+    if "raises-exception" in cell.get("metadata", {}).get("tags", []):
+        return ""
     for output in cell.get("outputs", []):
         if output.get("output_type") == "error":
             first = (output.get("evalue") or "").strip().splitlines()
@@ -79,39 +83,36 @@ def _error_of(cell: Any) -> str:
     return ""
 
 
-def execute(
-    path: Path,
-    *,
-    timeout: int = 900,
-    allow_errors: bool = False,
-    on_cell: Callable[[int, Any, float], None] | None = None,
-) -> Executed:
+def window_of(cell: Any) -> tuple[float, float]:
+    """When a code cell ran, in epoch seconds, as nbclient recorded it (``metadata.execution``,
+    UTC): its code reaching the kernel, and the kernel's reply (its start again for a cell
+    that never finished)."""
+    record = cell.get("metadata", {}).get("execution", {})
+    start = record.get("iopub.execute_input") or record.get("shell.execute_reply.started")
+    if not start:
+        return 0.0, 0.0
+    end = record.get("shell.execute_reply") or start
+    low, high = (datetime.datetime.fromisoformat(t).timestamp() for t in (start, end))
+    return low, max(low, high)
+
+
+def execute(path: Path, *, timeout: int = 900, allow_errors: bool = False) -> Executed:
     """Run the notebook at ``path`` in a fresh ``python3`` kernel of this environment, from
     the notebook's folder, and return it executed.
 
     Without ``allow_errors`` the run stops at the first failing cell, as a test does; the
     returned :class:`Executed` then ends with that cell. With it, every cell runs and each
-    failing one is listed (a profile, or a machine's record of which cells fail).
-    ``on_cell(index, cell, seconds)`` is called after each code cell."""
+    failing one is listed (a profile, or a machine's record of which cells fail). Each
+    code cell that ran keeps nbclient's timestamps in its ``metadata.execution``."""
     import nbformat
     from nbclient import NotebookClient
     from nbclient.exceptions import CellExecutionError, CellTimeoutError, DeadKernelError
     from traitlets.config import Config
 
     nb = nbformat.read(path, as_version=4)
-    runs: list[CellRun] = []
-    started: dict[int, float] = {}
-
-    def on_start(cell: Any, cell_index: int) -> None:
-        started[cell_index] = time.perf_counter()
-
-    def on_executed(cell: Any, cell_index: int, execute_reply: Any) -> None:
-        seconds = time.perf_counter() - started.get(cell_index, time.perf_counter())
-        expected = "raises-exception" in cell.get("metadata", {}).get("tags", [])
-        runs.append(CellRun(cell_index, round(seconds, 3), "" if expected else _error_of(cell)))
-        if on_cell is not None:
-            on_cell(cell_index, cell, seconds)
-
+    for cell in nb.cells:  # a record saved with the page is not this run's
+        cell.get("metadata", {}).pop("execution", None)
+    unfinished = ""
     t0 = time.perf_counter()
     with (
         tempfile.TemporaryDirectory(prefix=f"casebook-kernel-{os.getpid()}-") as sockets,
@@ -124,17 +125,21 @@ def execute(
             allow_errors=allow_errors,
             record_timing=True,
             resources={"metadata": {"path": str(Path(path).parent)}},
-            on_cell_start=on_start,
-            on_cell_executed=on_executed,
             config=Config({"KernelManager": {"transport": "ipc", "ip": f"{sockets}/kernel"}}),
         )
         try:
             client.execute(stderr=kernel_err)  # passed on to the kernel's process
         except CellExecutionError:
-            pass  # the failing cell is already in ``runs``, with its error
+            pass  # the failing cell holds its error
         except (CellTimeoutError, DeadKernelError) as error:  # the cell never finished
-            at = max(started, default=-1)
-            runs.append(CellRun(at, 0.0, f"{type(error).__name__}: {str(error)[:200]}"))
+            unfinished = f"{type(error).__name__}: {str(error)[:200]}"
+        runs = [
+            CellRun(i, round(window_of(c)[1] - window_of(c)[0], 3), _error_of(c))
+            for i, c in enumerate(nb.cells)
+            if c.cell_type == "code" and "execution" in c.get("metadata", {})
+        ]
+        if unfinished and runs:  # the last cell that started is the one
+            runs[-1] = CellRun(runs[-1].index, 0.0, unfinished)
         failed = any(r.error for r in runs)
         kernel_err.seek(0)
         log = kernel_err.read()[-4000:] if failed else ""

@@ -2,34 +2,34 @@
 
 Jupyter Book executes the pages one after the other, so a clean build of the book takes as
 long as all its pages in a row. ``python3 -m casebook book`` first runs this module in the
-book's venv: every executed page that the execution cache lacks is run by one of
-:data:`WORKERS` processes, with the same lock as the test command (benchmark cells time
-alone, :func:`casebook.tools.suite.lock_cells`) and quiet malloc, and stored in the cache
-(:func:`casebook.tools.buildcache.store_executed`). Jupyter Book then finds every page in
-the cache and executes none; a page that failed here is left out of the cache, so the
-build executes it again and fails on it with its own error. A clean build still executes
-every page: nothing is reused that its record's digest of its inputs does not vouch for
-(:mod:`casebook.tools.buildcache`).
+book's venv: every executed page that the execution cache lacks is run by jupyter-cache's
+own parallel executor (``local-parallel``, a process per core; the one Jupyter Book runs
+serially), with the same lock as the test command (benchmark cells time alone,
+:func:`casebook.tools.suite.lock_cells`, inherited by the forked workers) and quiet malloc,
+the kernels' own standard error kept out of the output (a failing page's traceback is
+printed from the cache's record);
+it stores each page that passes in the cache, and the digest of the inputs the run read,
+taken before it (:func:`casebook.tools.buildcache.record_inputs`). Jupyter Book then finds
+every page in the cache and executes none; a page that failed here is left out of the
+cache, so the build executes it again and fails on it with its own error. A clean build
+still executes every page: nothing is reused that its record's digest of its inputs does
+not vouch for (:mod:`casebook.tools.buildcache`).
 """
 
 from __future__ import annotations
 
-import concurrent.futures
-import multiprocessing
 import os
 import sys
 import time
 from pathlib import Path
+from unittest import mock
 
 from casebook import storage
 from casebook.project import ROOT
 from casebook.runenv import QUIET_MALLOC
-from casebook.tools import buildcache, colab, executor, suite
+from casebook.tools import buildcache, colab, suite
 
-__all__ = ["WORKERS", "execute_missing", "main", "missing"]
-
-WORKERS = 2
-"""Pages run at once (one per core of the machine the figures were measured on)."""
+__all__ = ["TIMEOUT", "execute_missing", "main", "missing"]
 
 TIMEOUT = 300
 """Seconds a cell may take (``_config.yml``: ``execute.timeout``)."""
@@ -50,42 +50,39 @@ def missing(root: Path = ROOT) -> list[Path]:
     return out
 
 
-def _execute(page: Path, root: Path) -> tuple[str, bool, float, str]:
-    """Run ``page`` (the one executor) and store its outputs in the build's cache if it
-    passed; ``(page, passed, seconds, the failing cell's error)``."""
-    suite.lock_cells()
-    digest = buildcache.page_digest(root, page)  # what the run reads, taken before it
-    run = executor.execute(page, timeout=TIMEOUT)
-    if not run.passed:  # the build runs the page again and reports it
-        return page.name, False, run.seconds, run.errors[0].error[-300:]
-    buildcache.store_executed(root, page, run.notebook, digest=digest)
-    return page.name, True, run.seconds, ""
+def execute_missing(root: Path = ROOT) -> tuple[list[str], dict[str, str]]:
+    """Run every page the cache lacks and store each that passes: ``(passed, failed)``,
+    the pages that passed and the failing pages' tracebacks."""
+    from jupyter_cache import get_cache
+    from jupyter_cache.executors import load_executor
 
-
-def execute_missing(
-    root: Path = ROOT, workers: int = WORKERS
-) -> list[tuple[str, bool, float, str]]:
-    """Run every page the cache lacks, ``workers`` at a time, and store each that passes;
-    ``(page, passed, seconds, error)`` for each, in the order they finished."""
-    for page in buildcache.invalidate_if_stale(root):  # records of older inputs go first
-        print(f"casebook: {page}: its inputs changed since its record; it runs again")
+    for name in buildcache.invalidate_if_stale(root):  # records of older inputs go first
+        print(f"casebook: {name}: its inputs changed since its record; it runs again")
     pages = missing(root)
     if not pages:
-        return []
-    with storage.owned_tempdir("book") as tmp:
+        return [], {}
+    cache = get_cache(str(root / "_build" / buildcache.JUPYTER_CACHE))
+    digests = {page: buildcache.page_digest(root, page) for page in pages}  # before the runs
+    for page in pages:
+        cache.add_nb_to_project(str(page))
+    suite.lock_cells()
+    with storage.owned_tempdir("book") as tmp, open(Path(tmp) / "kernels.err", "w") as err:
         lock = os.environ.get(suite.LOCK_ENV) or str(Path(tmp) / "book.lock")
-        spawn = multiprocessing.get_context("spawn")  # fresh workers: no inherited cache handle
-        with concurrent.futures.ProcessPoolExecutor(
-            max_workers=workers, mp_context=spawn, initializer=_prepare, initargs=(lock,)
-        ) as pool:
-            futures = [pool.submit(_execute, page, root) for page in pages]
-            return [f.result() for f in concurrent.futures.as_completed(futures)]
-
-
-def _prepare(lock: str) -> None:
-    """A worker's environment, which its kernels inherit: the lock, quiet malloc."""
-    os.environ[suite.LOCK_ENV] = lock
-    os.environ.update(QUIET_MALLOC)
+        # The kernels inherit the environment (unittest.mock puts it back afterwards) and
+        # file descriptor 2: what XLA's C++ logs write there, below Python, goes to a file.
+        terminal = os.dup(2)
+        os.dup2(err.fileno(), 2)
+        try:
+            with mock.patch.dict(os.environ, {suite.LOCK_ENV: lock, **QUIET_MALLOC}):
+                result = load_executor("local-parallel", cache).run_and_cache(
+                    filter_uris=[str(p) for p in pages], timeout=TIMEOUT
+                )
+        finally:
+            os.dup2(terminal, 2)
+            os.close(terminal)
+    buildcache.record_inputs(root, {Path(uri): digests[Path(uri)] for uri in result.succeeded})
+    failed = [*result.excepted, *result.errored]
+    return result.succeeded, {uri: cache.get_project_record(uri).traceback or "" for uri in failed}
 
 
 def main(argv: list[str]) -> int:
@@ -96,13 +93,12 @@ def main(argv: list[str]) -> int:
         buildcache.record_built(ROOT)
         return 0
     t0 = time.perf_counter()
-    results = execute_missing()
-    for name, passed, seconds, error in results:
-        print(
-            f"casebook: {'ran' if passed else 'FAILED'} {name} in {seconds:.0f} s {error}".rstrip()
-        )
+    passed, failed = execute_missing()
+    for uri, error in failed.items():
+        print(f"casebook: FAILED {Path(uri).name}: {error.strip()[-300:]}")
     print(
-        f"casebook: {len(results)} page(s) executed, {WORKERS} at a time, in {time.perf_counter() - t0:.0f} s"
+        f"casebook: {len(passed) + len(failed)} page(s) executed, {os.cpu_count()} at a time, "
+        f"in {time.perf_counter() - t0:.0f} s"
     )
     return 0
 

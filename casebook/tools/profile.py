@@ -1,18 +1,15 @@
-"""``python3 -m casebook profile [PAGE ...]``: where each page spends its time, cell by cell.
+"""``python3 -m casebook bench --profile [PAGE ...]``: where each page spends its time, cell by cell.
 
-Each page runs once, serially, in a fresh kernel (as nbmake runs it), with every cell
-timed; all pages share one pool of warm release servers, which ends with the profile. A
-cell's time is put in one kind, read from its code: the set-up and imports,
-runs in an era stack, runs on historical releases (warm, forked from a server, or
-including a server's start: the pool logs each start under ``CASEBOOK_POOL_LOG``),
+Each page runs once, serially, in a fresh kernel (the book's executor, errors allowed: a
+failing cell is timed too and the page goes on); a cell's seconds are nbclient's own record
+of its run (``record_timing``, :func:`casebook.tools.executor.window_of`). All pages share
+one pool of warm release servers, which ends with the profile. A cell's time is put in one
+kind, read from its code: the set-up and imports, runs in an era stack, runs on historical
+releases (warm, forked from a server, or a server's start: the pool logs each start, with
+its time, under ``CASEBOOK_POOL_LOG``, and a start within a cell's run is split off it),
 benchmarks (cells tagged ``benchmark``), traces and jaxpr printing, and the rest. The
 kernel's own start is the page's wall time less its cells'. It prints one table of pages
 by kind and the slowest cells of all, which say what to make faster first.
-
-Only the standard library at import, and the book's one executor
-(:mod:`casebook.tools.executor`) when it runs, so it can profile another checkout's pages
-with that checkout's venv: ``OTHER/.venv/bin/python casebook/tools/profile.py`` (a
-checkout whose ``casebook.tools.suite`` has ``kept_pool``).
 """
 
 from __future__ import annotations
@@ -23,7 +20,11 @@ import re
 import sys
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+
+from casebook import storage
+from casebook.display import Table
+from casebook.releases._pool import POOL_LOG_ENV
+from casebook.tools import executor
 
 __all__ = ["KINDS", "CellTime", "PageProfile", "kind_of", "main", "profile_page"]
 
@@ -38,9 +39,6 @@ KINDS = (
     "other",
 )
 """The kinds a page's time is split into, in the order the table shows them."""
-
-POOL_LOG_ENV = "CASEBOOK_POOL_LOG"
-"""Names the file where the pool logs each server start (JSON lines, ``seconds``)."""
 
 _ERA = re.compile(r"era:|eras\.history|ERA\b")
 _RELEASE = re.compile(
@@ -93,100 +91,60 @@ class PageProfile:
         return out
 
 
-def _server_starts(log: Path, since: int) -> tuple[float, int]:
-    """Seconds of server starts logged after line ``since``, and the new line count."""
-    if not log.exists():
-        return 0.0, since
-    lines = log.read_text().splitlines()
-    return sum(json.loads(line)["seconds"] for line in lines[since:]), len(lines)
-
-
 def profile_page(path: Path, timeout: int = 900) -> PageProfile:
     """Run ``path`` in a fresh kernel (:func:`casebook.tools.executor.execute`, errors
-    allowed: a failing cell is timed too and the page goes on), timing each cell."""
-    from casebook import storage
-    from casebook.tools import executor
-
-    logs = storage.owned_tempdir("profile")  # the pool's start log, removed at the end
-    log = Path(logs.name) / "pool.jsonl"
-    os.environ[POOL_LOG_ENV] = str(log)
-    profile = PageProfile(path.as_posix(), 0.0)
-    seen_lines = 0
-
-    def on_cell(cell_index: int, cell: Any, seconds: float) -> None:
-        nonlocal seen_lines
-        starts, seen_lines = _server_starts(log, seen_lines)
-        source = "".join(cell.source)
+    allowed) and put each cell's recorded seconds in its kind."""
+    with storage.owned_tempdir("profile") as logs:  # the pool's start log
+        log = Path(logs) / "pool.jsonl"
+        os.environ[POOL_LOG_ENV] = str(log)
+        run = executor.execute(path, timeout=timeout, allow_errors=True)
+        starts = [json.loads(line) for line in log.read_text().splitlines()] if log.exists() else []
+    profile = PageProfile(path.as_posix(), run.seconds)
+    for ran in run.cells:
+        cell = run.notebook.cells[ran.index]
+        source, seconds = "".join(cell.source), ran.seconds
         kind = kind_of(source, list(cell.get("metadata", {}).get("tags", [])))
         first = next((line for line in source.splitlines() if line.strip()), "")[:70]
-        if starts and kind != "benchmarks":
-            profile.cells.append(
-                CellTime(path.name, cell_index, first, "release runs (server starts)", starts)
-            )
-            seconds = max(0.0, seconds - starts)
-        profile.cells.append(CellTime(path.name, cell_index, first, kind, seconds))
-
-    with logs:
-        run = executor.execute(path, timeout=timeout, allow_errors=True, on_cell=on_cell)
-    profile.wall = run.seconds
+        low, high = executor.window_of(cell)
+        paid = sum(s["seconds"] for s in starts if low <= s["at"] <= high)
+        if paid and kind != "benchmarks":
+            kind_paid = "release runs (server starts)"
+            profile.cells.append(CellTime(path.name, ran.index, first, kind_paid, paid))
+            seconds = max(0.0, seconds - paid)
+        profile.cells.append(CellTime(path.name, ran.index, first, kind, seconds))
     return profile
 
 
-def _table(profiles: list[PageProfile]) -> str:
-    head = ["page", "total", *KINDS]
+def _table(profiles: list[PageProfile]) -> Table:
     rows = [
-        [Path(p.page).name[:40], f"{p.wall:.1f}", *(f"{v:.1f}" for v in p.by_kind().values())]
+        (Path(p.page).name[:40], f"{p.wall:.1f}", *(f"{v:.1f}" for v in p.by_kind().values()))
         for p in profiles
     ]
     totals = [sum(p.by_kind()[k] for p in profiles) for k in KINDS]
     rows.append(
-        ["all pages", f"{sum(p.wall for p in profiles):.1f}", *(f"{v:.1f}" for v in totals)]
+        ("all pages", f"{sum(p.wall for p in profiles):.1f}", *(f"{v:.1f}" for v in totals))
     )
-    widths = [max(len(str(r[i])) for r in [head, *rows]) for i in range(len(head))]
-    line = "| " + " | ".join(h.ljust(w) for h, w in zip(head, widths)) + " |"
-    rule = "|" + "|".join("-" * (w + 2) for w in widths) + "|"
-    body = ["| " + " | ".join(c.ljust(w) for c, w in zip(r, widths)) + " |" for r in rows]
-    return "\n".join([line, rule, *body])
+    return Table(("page", "total", *KINDS), tuple(rows))
 
 
-def _slowest(profiles: list[PageProfile], n: int) -> str:
+def _slowest(profiles: list[PageProfile], n: int) -> Table:
     cells = sorted((c for p in profiles for c in p.cells), key=lambda c: -c.seconds)[:n]
-    out = ["| s | page | cell | kind | first line |", "|---|---|---|---|---|"]
-    out += [
-        f"| {c.seconds:.1f} | {c.page[:32]} | {c.index} | {c.kind} | `{c.first_line}` |"
-        for c in cells
-    ]
-    return "\n".join(out)
+    rows = tuple(
+        (f"{c.seconds:.1f}", c.page[:32], str(c.index), c.kind, f"`{c.first_line}`") for c in cells
+    )
+    return Table(("s", "page", "cell", "kind", "first line"), rows)
 
 
-DEFAULT_PAGES = ("notebooks", "book")
+def main(pages: list[str], top: int = 10) -> int:
+    """Profile ``pages`` (``.ipynb`` files, relative to the repository) and print both
+    tables; ``bench --profile`` calls it, inside the bench's own pool of servers."""
+    from casebook.project import ROOT
 
-
-def main(argv: list[str] | None = None) -> int:
-    """Profile the pages (all executed pages, or those named) and print both tables."""
-    argv = list(argv or [])
-    top = 10
-    if "--top" in argv:
-        i = argv.index("--top")
-        top = int(argv[i + 1])
-        del argv[i : i + 2]
-    paths: list[Path] = []
-    for name in argv or DEFAULT_PAGES:
-        p = Path(name)
-        paths += sorted(p.glob("*.ipynb")) if p.is_dir() else [p]
     profiles = []
-    from casebook.tools.suite import kept_pool  # the checkout's own (see the module's text)
-
-    with kept_pool():
-        for path in paths:
-            print(f"casebook profile: {path}", file=sys.stderr, flush=True)
-            profiles.append(profile_page(path))
+    for page in pages:
+        print(f"casebook bench --profile: {page}", file=sys.stderr, flush=True)
+        profiles.append(profile_page(ROOT / page))
     print(_table(profiles))
-    print()
-    print(f"The {top} slowest cells:\n")
+    print(f"\nThe {top} slowest cells:\n")
     print(_slowest(profiles, top))
     return 0
-
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

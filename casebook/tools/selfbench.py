@@ -16,6 +16,10 @@ It prints, on this machine:
 * the time of the whole test command after set-up (``--suite``; it runs the suite once
   more, so it is off by default).
 
+``--profile [PAGE ...]`` instead runs each page once, cell by cell, and prints where its time
+goes (kernel start, imports, era runs, release runs, benchmarks, traces) and the slowest
+cells (:mod:`casebook.tools.profile`).
+
 Pages run serially, so that no benchmark shares the CPU with another page. Nothing is
 asserted here: speed goals are figures to read, not tests a loaded machine can break.
 """
@@ -150,6 +154,10 @@ def main(argv: list[str]) -> int:
     parser.add_argument(
         "--calibration", action="store_true", help="print only the calibration, and exit"
     )
+    parser.add_argument(
+        "--profile", action="store_true", help="time each page's cells by kind instead"
+    )
+    parser.add_argument("--top", type=int, default=10, help="slowest cells --profile lists")
     args = parser.parse_args(argv)
     if args.calibration:
         print(calibration_line())
@@ -159,6 +167,10 @@ def main(argv: list[str]) -> int:
     # With the machine's limit of 16 servers, the pages' 23 environments stopped each
     # other, so part of the "warm" second run started servers again.
     with kept_pool():
+        if args.profile:
+            from casebook.tools import profile
+
+            return profile.main(pageruns.pages(args.pages), args.top)
         return _bench(args)
 
 

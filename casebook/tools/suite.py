@@ -158,7 +158,7 @@ def compile_cache() -> dict[str, str]:
 @contextlib.contextmanager
 def kept_pool() -> Iterator[None]:
     """A pool of warm servers of its own for a maintainer command that runs pages one after
-    another (``bench``, ``profile``), kept as the test command keeps its own
+    another (``bench``, ``bench --profile``), kept as the test command keeps its own
     (:data:`SUITE_POOL`): the first page to ask for an environment pays its server's start,
     later pages find it warm. Its servers are stopped and its folder removed at the end."""
     from casebook.releases import _pool
