@@ -1,4 +1,4 @@
-"""Pytest wiring of the test command: benchmark cells time alone (:mod:`casebook.tools.suite`),
+"""Pytest wiring of the test command: benchmark cells time alone (:mod:`casebook.maintainer.tools.suite`),
 and a page is proved again only when what its run reads has changed.
 
 Every unit test holds the suite lock shared for its whole run, set-up and tear-down of its
@@ -7,7 +7,7 @@ cell of a page (run by nbmake through nbclient) holds it shared, or exclusively 
 is tagged ``benchmark``. The lock is off unless ``CASEBOOK_SUITE_LOCK`` is set, as the test
 command does.
 
-Under the test command, every page that passes is recorded (:func:`casebook.tools.buildcache.
+Under the test command, every page that passes is recorded (:func:`casebook.maintainer.tools.buildcache.
 store_executed`): its outputs go into the book's execution cache, so the book build after
 the tests executes nothing, with the digest of every input its run read. A page whose record
 matches its inputs today is not run again: it is reported as passed from its record, with
@@ -31,14 +31,14 @@ from _pytest.reports import TestReport
 from nbmake.nb_result import NotebookResult
 from nbmake.nb_run import NotebookRun
 
+from casebook.maintainer.tools import buildcache, suite, testrecord
 from casebook.project import ROOT
-from casebook.tools import buildcache, suite, testrecord
 
 RECORD = "record"
 """The user property of a report that came from its record: the record's date."""
 INPUTS = "inputs"
 """The user property of a unit test's report: the key it is recorded under
-(:func:`casebook.tools.testrecord.kind_of`)."""
+(:func:`casebook.maintainer.tools.testrecord.kind_of`)."""
 
 _from_record: dict[str, str] = {}
 _unit_record: dict[str, tuple[str, str]] = {}
@@ -58,7 +58,7 @@ def _refuse_page_reads(event: str, args: tuple[Any, ...]) -> None:
     if path.is_relative_to(ROOT) and testrecord.is_page_text(path.relative_to(ROOT).as_posix()):
         raise PermissionError(
             f"{path.relative_to(ROOT)} is a page's text, and this test module declares "
-            "READS_PAGES = False (casebook/tools/testrecord.py): remove the declaration"
+            "READS_PAGES = False (casebook/maintainer/tools/testrecord.py): remove the declaration"
         )
 
 
@@ -71,7 +71,7 @@ def _page(nodeid: str) -> bool:
 
 def pytest_sessionstart(session: pytest.Session) -> None:
     """Under the test command: the checkout's digest as the run starts (what the unit
-    tests' record is keyed by, :mod:`casebook.tools.testrecord`), and the tests it holds."""
+    tests' record is keyed by, :mod:`casebook.maintainer.tools.testrecord`), and the tests it holds."""
     global _unit_record
     if os.environ.get(suite.LOCK_ENV):
         _unit_record = testrecord.passed_on_record(ROOT)

@@ -15,7 +15,7 @@ variants and asserts claims; :mod:`casebook.cases` is the registry, one folder p
 :mod:`casebook.status` holds the status board, the page runs and what a page ran on.
 
 ``python3 -m casebook`` (:mod:`casebook.__main__`) dispatches the README's commands; it and
-the set-up (:mod:`casebook.tools.environment`) use only the standard library, so they run
+the set-up (:mod:`casebook.maintainer.tools.environment`) use only the standard library, so they run
 before anything is installed. The maintainer's folders (``tools``, ``sync``, ``workshop``,
 ``corpus``) live in a clone only: the wheel holds what readers and pages import.
 Submodules are imported explicitly, so ``import casebook`` stays free of jax.

@@ -42,13 +42,13 @@ Maintain the book's measurements:
 A command of an older book stops with its new spelling.
 
 This module only dispatches: each command is a function of the module that owns its
-concern, imported when the command runs. It and :mod:`casebook.tools.environment` use
+concern, imported when the command runs. It and :mod:`casebook.maintainer.tools.environment` use
 only the standard library, so the commands run on a fresh machine that has nothing but
 Python, and explain themselves on an old one.
 
 An installed ``casebook`` (``pip install casebook``) has the reader's part: explain, and
 setup (the historical wheels; --servers). The rest needs a clone (``pyproject.toml`` leaves
-``casebook.tools`` and the maintainer's folders out of the wheel): asked for it, it says
+``casebook.maintainer.tools`` and the maintainer's folders out of the wheel): asked for it, it says
 in one line how to get one, and exits with 2.
 """
 
@@ -64,7 +64,7 @@ from dataclasses import dataclass
 
 from casebook.lock import check_python
 
-SETUP = "casebook.tools.environment"
+SETUP = "casebook.maintainer.tools.environment"
 """The set-up, which a command that needs jax runs first (a clone's)."""
 
 
@@ -122,13 +122,13 @@ COMMANDS: dict[str, Command] = {
         gpu=True,
         wheel=Command("casebook.releases", "fetch_command"),
     ),
-    "book": _here("casebook.tools.book", "build", args=False, gpu=True),
-    "test": _here("casebook.tools.suite", "test", gpu=True),
-    "sync": _in_venv("casebook.sync"),
-    "bench": _in_venv("casebook.tools.selfbench", own_help=True),
+    "book": _here("casebook.maintainer.tools.book", "build", args=False, gpu=True),
+    "test": _here("casebook.maintainer.tools.suite", "test", gpu=True),
+    "sync": _in_venv("casebook.maintainer.sync"),
+    "bench": _in_venv("casebook.maintainer.tools.selfbench", own_help=True),
     "explain": _here("casebook.explain", "main", own_help=True),
-    "workshop": _in_venv("casebook.workshop", own_help=True),
-    "new": _here("casebook.sync.scaffold", "main", own_help=True),
+    "workshop": _in_venv("casebook.maintainer.workshop", own_help=True),
+    "new": _here("casebook.maintainer.sync.scaffold", "main", own_help=True),
 }
 
 MOVED: dict[str, tuple[str, Command | None]] = {
@@ -137,9 +137,9 @@ MOVED: dict[str, tuple[str, Command | None]] = {
     "device": ("setup", None),
     "lock": ("setup --lock", _here(SETUP, "lock", args=False)),
     "pool": ("setup --servers", _here("casebook.releases._pool", "main")),
-    "latest": ("test --latest", _here("casebook.tools.latest", "main", own_help=True)),
-    "colab-sim": ("test --colab-sim", _here("casebook.tools.colabsim", "main")),
-    "check-corpus": ("test --corpus", _in_venv("casebook.corpus", own_help=True)),
+    "latest": ("test --latest", _here("casebook.maintainer.tools.latest", "main", own_help=True)),
+    "colab-sim": ("test --colab-sim", _here("casebook.maintainer.tools.colabsim", "main")),
+    "check-corpus": ("test --corpus", _in_venv("casebook.maintainer.corpus", own_help=True)),
     "new-case": ("new", None),
     "profile": ("bench --profile", None),
 }

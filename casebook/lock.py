@@ -1,7 +1,7 @@
 """The lock the book is pinned to, and the Pythons it is resolved for.
 
 ``requirements.txt`` (and its CUDA 13 twin) pins every package the book runs on;
-:mod:`casebook.tools.environment` writes and installs them. This module only reads them,
+:mod:`casebook.maintainer.tools.environment` writes and installs them. This module only reads them,
 for what a page reports (:mod:`casebook.status.stack`: whether it ran on the lock's
 versions) and the board's message, so it ships with the package
 while the set-up stays in a clone. The lock files exist only in a clone: an installed

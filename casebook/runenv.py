@@ -1,9 +1,9 @@
 """The variables through which a maintainer's run configures the package's runtime.
 
-The test command (:mod:`casebook.tools.suite`), the Colab simulation and the bench set
+The test command (:mod:`casebook.maintainer.tools.suite`), the Colab simulation and the bench set
 these for every process they start; the release pool and a benchmark's
 subprocess read them. Both sides name them from here, so the reader's part of the package
-(which ships without ``casebook.tools``) and the maintainer's commands agree on one name.
+(which ships without ``casebook.maintainer.tools``) and the maintainer's commands agree on one name.
 
 Standard library only; imports nothing.
 """
@@ -29,7 +29,7 @@ the end (the repository's ``conftest.py``)."""
 POOL_MAX_ENV = "CASEBOOK_POOL_MAX"
 """How many warm release servers a pool keeps at once (default
 ``casebook.releases._pool.MAX_SERVERS``). The test command and ``bench`` (``--profile`` too)
-raise it (``casebook.tools.suite.SUITE_POOL``), so that a run never stops a server it will
+raise it (``casebook.maintainer.tools.suite.SUITE_POOL``), so that a run never stops a server it will
 need again."""
 
 POOL_IDLE_ENV = "CASEBOOK_POOL_IDLE"

@@ -1,4 +1,4 @@
-"""The program code a page shows in its text is the program's code (``casebook.sync._blocks``)."""
+"""The program code a page shows in its text is the program's code (``casebook.maintainer.sync._blocks``)."""
 
 from __future__ import annotations
 
@@ -7,7 +7,7 @@ import json
 import pytest
 from test_public_api import PAGES
 
-from casebook.sync import _blocks
+from casebook.maintainer.sync import _blocks
 
 
 def _markdown(page) -> str:

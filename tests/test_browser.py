@@ -244,7 +244,7 @@ def zh_site(tmp_path_factory) -> Path:
     ):
         return built
     out = tmp_path_factory.mktemp("zh")
-    command = ["-m", "casebook.tools.i18n", "html", "--out", str(out), "--not-executed"]
+    command = ["-m", "casebook.maintainer.tools.i18n", "html", "--out", str(out), "--not-executed"]
     subprocess.run([sys.executable, *command], check=True, capture_output=True)
     return out / "zh_CN"
 
@@ -400,7 +400,7 @@ def test_the_teach_page_links_the_handouts_the_site_holds(site):
     zip the committed editions the Colab links open; the teacher zip with solutions)."""
     import zipfile
 
-    from casebook import workshop
+    from casebook.maintainer import workshop
 
     teach = (site / "book" / "teach.html").read_text()
     names = {f"{Path(p).name}.ipynb" for p in workshop.PAGES}

@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from casebook.maintainer.tools import buildcache
 from casebook.project import ROOT
-from casebook.tools import buildcache
 
 READS_PAGES = False
 
@@ -69,7 +69,9 @@ def test_a_page_imports_what_its_modules_import_and_name():
     files = buildcache.imported_modules(ROOT, "from casebook import cases, releases")
     names = {p.relative_to(ROOT).as_posix() for p in files}
     assert {"casebook/releases/_child.py", "casebook/cases/optax_969/__init__.py"} <= names
-    assert not any(n.startswith(("casebook/tools/", "casebook/sync/")) for n in names)
+    assert not any(
+        n.startswith(("casebook/maintainer/tools/", "casebook/maintainer/sync/")) for n in names
+    )
 
 
 @pytest.mark.parametrize(
@@ -225,7 +227,7 @@ def test_the_build_runs_the_pages_the_cache_lacks_and_stores_them(repo, tmp_path
     its file descriptor 2 (XLA's C++ logs) stays out of the command's output."""
     import nbformat
 
-    from casebook.tools import buildcache, prebuild
+    from casebook.maintainer.tools import buildcache, prebuild
 
     (repo / PAGE).unlink()
     page = _page(repo / "notebooks")

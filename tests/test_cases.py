@@ -18,11 +18,12 @@ from pathlib import Path
 import pytest
 from test_notebooks import ANATOMY_CHECKS
 
-from casebook import cases, explain as _explain, releases, sync
+from casebook import cases, explain as _explain, releases
 from casebook.cases import Case
+from casebook.maintainer import sync
+from casebook.maintainer.sync import _card as card_text, _tables as tables, scaffold
+from casebook.maintainer.workshop import plan
 from casebook.status import board
-from casebook.sync import _card as card_text, _tables as tables, scaffold
-from casebook.workshop import plan
 
 ROOT = Path(__file__).resolve().parent.parent
 IDS = [c.key for c in cases.CASES]

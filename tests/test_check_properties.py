@@ -16,7 +16,7 @@ sets, about 10 s); ``CASEBOOK_HYPOTHESIS_EXAMPLES=5000`` runs that many set-ups 
   leaves that are no arrays (a string, a Python float, a function); masks are trees,
   functions, frozen dataclasses and Equinox modules; grads are the default ones, of a
   ``grads_dtype``, or given (mixed precision among them); ``init_params`` and ``update``
-  without params are drawn too.  The oracle is the corpus's (:func:`casebook.corpus.oracle`:
+  without params are drawn too.  The oracle is the corpus's (:func:`casebook.maintainer.corpus.oracle`:
   a real ``init``, real ``update`` steps whose state must keep its types, a ``lax.scan``
   of them traced by ``jax.jit``), and for a mask under ``inject_hyperparams``, which
   optax calls with the step count, whether that gives the tree that ``mask(params)``
@@ -46,9 +46,9 @@ import optax
 from hypothesis import HealthCheck, event, given, settings, strategies as st
 
 import casebook.check
-from casebook import corpus
 from casebook.check import MAX_EXPLICIT_STEPS, CheckReport, OptimizerCheckError, check_optimizer
-from casebook.corpus._setups import Built, grads_like
+from casebook.maintainer import corpus
+from casebook.maintainer.corpus._setups import Built, grads_like
 
 READS_PAGES = False
 

@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from casebook import __main__ as cli, lock
-from casebook.tools import environment
+from casebook.maintainer.tools import environment
 
 READS_PAGES = False
 
@@ -128,7 +128,7 @@ def test_the_book_command_keeps_the_kernel_s_tcp_warning_out_and_fails_as_its_bu
     """The build's own kernel (book/how-to-read.md) prints ipykernel's TCP warning: the
     book command runs the build dropping it (``environment.sh(drop=...)``), which passes
     every other line through, in order, and fails when the build does."""
-    from casebook.tools import book
+    from casebook.maintainer.tools import book
 
     chatter = f"[IPKernelApp] WARNING | {book.KERNEL_CHATTER}. All communication ..."
     script = f"import sys; print('reading'); print({chatter!r}, file=sys.stderr); print('done')"
@@ -142,7 +142,7 @@ def test_the_book_command_keeps_the_kernel_s_tcp_warning_out_and_fails_as_its_bu
 def test_the_book_command_builds_dropping_the_kernel_s_tcp_warning(monkeypatch):
     from pathlib import Path
 
-    from casebook.tools import book
+    from casebook.maintainer.tools import book
 
     seen = []
     monkeypatch.setattr(environment, "setup", lambda gpu=False: Path("/venv/bin/python"))
@@ -204,7 +204,7 @@ def test_the_help_lists_at_most_8_commands_and_every_older_name_says_its_spellin
 
 
 def test_a_mode_runs_its_function_with_the_arguments_after_its_flag(monkeypatch):
-    from casebook.tools import colabsim
+    from casebook.maintainer.tools import colabsim
 
     seen = []
     monkeypatch.setattr(colabsim, "main", seen.append)

@@ -8,7 +8,7 @@ import shutil
 
 import pytest
 
-from casebook.tools import colab
+from casebook.maintainer.tools import colab
 
 PAGES = colab.pages()
 

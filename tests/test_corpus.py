@@ -1,4 +1,4 @@
-"""casebook.corpus: the oracle tells working set-ups from broken ones, and the check agrees
+"""casebook.maintainer.corpus: the oracle tells working set-ups from broken ones, and the check agrees
 with it on the representative part of the corpus (the whole corpus: the corpus command)."""
 
 from __future__ import annotations
@@ -10,9 +10,9 @@ import jax.numpy as jnp
 import optax
 import pytest
 
-from casebook import corpus
-from casebook.corpus import _wide
-from casebook.corpus._setups import Built
+from casebook.maintainer import corpus
+from casebook.maintainer.corpus import _wide
+from casebook.maintainer.corpus._setups import Built
 
 READS_PAGES = False
 
@@ -121,9 +121,9 @@ def test_the_default_corpus_has_a_share_of_the_new_kinds_and_the_wide_survey_the
 
 
 def test_python_m_casebook_corpus_runs_the_command(monkeypatch, capsys):
-    argv = ["casebook.corpus", "--wide", "--representative", "-k", "sm3/scalar"]
+    argv = ["casebook.maintainer.corpus", "--wide", "--representative", "-k", "sm3/scalar"]
     monkeypatch.setattr(sys, "argv", argv)
     with pytest.raises(SystemExit) as done:
-        runpy.run_module("casebook.corpus", run_name="__main__")
+        runpy.run_module("casebook.maintainer.corpus", run_name="__main__")
     assert done.value.code == 0
     assert "1 set-ups: 1 fail for real" in capsys.readouterr().out

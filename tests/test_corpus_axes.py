@@ -1,9 +1,9 @@
-"""The survey's axes beyond the oracle (``casebook/corpus/_axes.py``, issue 33 item 7): each
+"""The survey's axes beyond the oracle (``casebook/maintainer/corpus/_axes.py``, issue 33 item 7): each
 finds what it is for on a set-up that has it, and nothing on one that has not."""
 
 from __future__ import annotations
 
-from casebook.corpus import _axes
+from casebook.maintainer.corpus import _axes
 
 READS_PAGES = False
 
@@ -24,7 +24,7 @@ def test_an_eager_loop_is_clean_where_it_is():
 
 def test_the_value_dtype_axis_finds_finding_11_and_judges_the_check():
     """A deterministic subset of the axis (the full grid, 1,001 set-ups run eagerly and in a
-    scan, is ``python -m casebook.corpus --axes``): f32 and bf16, x64 off."""
+    scan, is ``python -m casebook.maintainer.corpus --axes``): f32 and bf16, x64 off."""
     names = ["scale_by_backtracking_linesearch-store_grad", "lbfgs"]
     rows = _axes.value_dtype(names, dtypes=("f32", "bf16"), x64=(False,))
     assert len(rows) == 2 * 8 * 2  # dtype triples, eager and scan
@@ -43,7 +43,7 @@ def test_the_value_dtype_axis_finds_finding_11_and_judges_the_check():
 
 
 def test_the_corpus_command_runs_the_axes(capsys):
-    from casebook import corpus
+    from casebook.maintainer import corpus
 
     assert corpus.main(["--axes", "-k", "scale_by_distance_over_gradients"]) == 1
     out = capsys.readouterr().out

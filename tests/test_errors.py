@@ -14,8 +14,8 @@ import sys
 import pytest
 
 from casebook import cases, explain as _explain, releases
+from casebook.maintainer.sync import errorspage
 from casebook.project import ROOT
-from casebook.sync import errorspage
 
 MESSAGES = [(case, m) for case in cases.CASES for m in case.messages]
 DISTINCTIVE = [(case, m) for case, m in MESSAGES if m.distinctive]

@@ -1,9 +1,9 @@
-"""casebook.tools.latest: what the newest-releases watch reads, and how it decides."""
+"""casebook.maintainer.tools.latest: what the newest-releases watch reads, and how it decides."""
 
 from __future__ import annotations
 
 from casebook import lock
-from casebook.tools import latest
+from casebook.maintainer.tools import latest
 
 READS_PAGES = False
 

@@ -8,7 +8,7 @@ call) is set in that kernel and every cell from the first ``check_optimizer`` ca
 again. With a family off, the cells that fail must be exactly the family's own, each on an
 ``assert`` line: a page that stops asserting a family's detections fails that family's test,
 even where some other cell happens to fail without the family. That first run is the page's
-test in the test command (:data:`casebook.tools.suite.ONCE_ELSEWHERE`: nbmake does not run
+test in the test command (:data:`casebook.maintainer.tools.suite.ONCE_ELSEWHERE`: nbmake does not run
 the page again), so nothing runs twice.
 """
 
@@ -27,8 +27,8 @@ from nbclient.exceptions import CellExecutionError
 
 from casebook.check._check import SWITCH_OFF_ENV
 from casebook.check._report import FAMILIES_FILE, Family
+from casebook.maintainer.tools import buildcache, suite
 from casebook.project import ROOT
-from casebook.tools import buildcache, suite
 
 PAGE = ROOT / "book" / "lessons.ipynb"
 FAMILIES = typing.get_args(Family)

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 
-from casebook.tools import environment
+from casebook.maintainer.tools import environment
 
 ROOT = environment.ROOT
 

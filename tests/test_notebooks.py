@@ -197,7 +197,7 @@ def check_timing_cells_are_tagged(path: Path, root: Path = ROOT) -> None:
         if cell["cell_type"] == "code" and is_timing_cell(_source(cell)):
             assert "benchmark" in cell.get("metadata", {}).get("tags", []), (
                 f"{path.name} cell {i} times something but is not tagged 'benchmark': in the "
-                "test command it would share the CPU with other pages (casebook.tools.suite)"
+                "test command it would share the CPU with other pages (casebook.maintainer.tools.suite)"
             )
 
 

@@ -7,8 +7,8 @@ import re
 import pytest
 from test_cases import _copy
 
-from casebook import sync
-from casebook.tools import colab, pairs
+from casebook.maintainer import sync
+from casebook.maintainer.tools import colab, pairs
 
 PAGES = colab.pages()
 

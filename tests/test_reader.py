@@ -19,8 +19,8 @@ from pathlib import Path
 import pytest
 
 from casebook import cases, explain as _explain
+from casebook.maintainer.sync import _card, errorspage
 from casebook.project import ROOT
-from casebook.sync import _card, errorspage
 
 CASES = cases.CASES
 HIDDEN = {"remove-input", "remove-cell", "hide-input", "hide-cell"}

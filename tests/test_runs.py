@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
+from casebook.maintainer.tools import pageruns
 from casebook.status import runs
-from casebook.tools import pageruns
 
 
 def _record(pages, jax="0.12.0.1"):
@@ -100,7 +100,7 @@ def test_a_run_without_eras_passes_only_where_it_failed_on_era_cells_alone(tmp_p
 def test_the_executor_lists_each_failing_cell_and_stops_at_the_first_without_allow(tmp_path):
     import nbformat
 
-    from casebook.tools import executor
+    from casebook.maintainer.tools import executor
 
     nb = nbformat.v4.new_notebook(
         cells=[nbformat.v4.new_code_cell(c) for c in ("x = 1", "1 / 0", "y", "x")]
@@ -137,7 +137,7 @@ def test_the_kernel_s_own_stderr_stays_out_of_the_command_s_output(tmp_path):
     interpreter that cannot start it reads as a failed run."""
     import nbformat
 
-    from casebook.tools import executor
+    from casebook.maintainer.tools import executor
 
     noisy = "import os; os.write(2, b'XLA SAYS HELLO\\n')"
     for cells, passes in (([noisy], True), ([noisy, "1 / 0"], False)):
@@ -176,7 +176,7 @@ def test_a_profile_times_each_cell_from_nbclient_s_record_and_splits_off_server_
     comes from its code, and a server start the pool logs during a cell is split off it."""
     import nbformat
 
-    from casebook.tools import profile
+    from casebook.maintainer.tools import profile
 
     monkeypatch.setenv(profile.POOL_LOG_ENV, "")  # restored after the test
     start = (

@@ -1,4 +1,4 @@
-"""casebook.tools.suite and conftest.py: in the test command, a benchmark cell runs alone.
+"""casebook.maintainer.tools.suite and conftest.py: in the test command, a benchmark cell runs alone.
 
 The checks read the lock without waiting (``LOCK_NB``), so nothing here is timed.
 """
@@ -16,7 +16,7 @@ import nbformat
 import pytest
 from nbclient import NotebookClient
 
-from casebook.tools import suite
+from casebook.maintainer.tools import suite
 
 PROBE = """
 import fcntl, os
@@ -46,7 +46,7 @@ def test_an_exclusive_holder_keeps_shared_work_out(tmp_path, monkeypatch) -> Non
         [
             sys.executable,
             "-c",
-            "from casebook.tools import suite; import sys\n"
+            "from casebook.maintainer.tools import suite; import sys\n"
             "with suite.exclusive():\n    print('held', flush=True); sys.stdin.read()",
         ],
         stdin=subprocess.PIPE,
@@ -178,7 +178,7 @@ def test_a_killed_test_command_leaves_nothing_after_the_next_run(tmp_path, monke
     # moves out of the suite folder, see ``_pool.pool_directory``).
     scratch = Path(tempfile.mkdtemp(prefix="cb-kill-"))
     run = (
-        "import sys; from casebook.tools import suite; "
+        "import sys; from casebook.maintainer.tools import suite; "
         f"suite.run_tests(sys.executable, ['-q', '-p', 'no:cacheprovider', {str(sleeper)!r}])"
     )
     env = {**os.environ, "TMPDIR": str(scratch)}

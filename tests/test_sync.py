@@ -17,9 +17,10 @@ from pathlib import Path
 import pytest
 from test_cases import _copy, _edit, _markdown
 
-from casebook import cases, explain, sync
+from casebook import cases, explain
+from casebook.maintainer import sync
+from casebook.maintainer.sync import _card
 from casebook.releases import Asserted
-from casebook.sync import _card
 
 ROOT = Path(__file__).resolve().parent.parent
 

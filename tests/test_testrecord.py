@@ -9,8 +9,8 @@ from pathlib import Path
 
 import pytest
 
+from casebook.maintainer.tools import testrecord
 from casebook.project import ROOT
-from casebook.tools import testrecord
 
 READS_PAGES = False
 

@@ -23,7 +23,7 @@ from pathlib import Path
 import pytest
 
 from casebook import cases
-from casebook.tools import i18n
+from casebook.maintainer.tools import i18n
 
 ROOT = Path(__file__).resolve().parent.parent
 LANGUAGE = "zh_CN"
@@ -57,7 +57,7 @@ def sites(tmp_path_factory) -> dict[str, Path]:
     own, as the book builds it: Sphinx keeps a process's catalogs)."""
     out = tmp_path_factory.mktemp("sites")
     assert i18n.build("html", out / "en", "en", execute=False) == 0
-    command = ["-m", "casebook.tools.i18n", "html", "--out", str(out), "--not-executed"]
+    command = ["-m", "casebook.maintainer.tools.i18n", "html", "--out", str(out), "--not-executed"]
     subprocess.run([sys.executable, *command], check=True, capture_output=True)
     return {"en": out / "en", LANGUAGE: out / LANGUAGE}
 

@@ -28,7 +28,12 @@ from casebook.runenv import POOL_ENV
 
 PAGES = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "book").glob("*.ipynb"))
 
-MAINTAINER = ("casebook.tools", "casebook.sync", "casebook.workshop", "casebook.corpus")
+MAINTAINER = (
+    "casebook.maintainer.tools",
+    "casebook.maintainer.sync",
+    "casebook.maintainer.workshop",
+    "casebook.maintainer.corpus",
+)
 """The folders a clone alone has: the set-up, test and book commands, sync, the workshop
 and the survey."""
 
@@ -135,7 +140,7 @@ def test_the_maintainers_folders_sit_above_everything_the_wheel_ships():
 def test_a_maintainers_command_from_the_installed_package_says_how_to_get_a_clone(
     monkeypatch, capsys, tmp_path
 ):
-    """As in a wheel: ``casebook.tools`` is not installed."""
+    """As in a wheel: ``casebook.maintainer.tools`` is not installed."""
     real = cli.importlib.util.find_spec
 
     def find_spec(name: str, *args):

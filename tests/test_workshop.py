@@ -38,10 +38,10 @@ import pytest
 from markdown_it import MarkdownIt
 from nbclient import NotebookClient
 
+from casebook.maintainer.tools import colab
+from casebook.maintainer.workshop import BOOK_URL, EXERCISE_TAG, PAGES, _plain, cut, launch, plan
+from casebook.maintainer.workshop._editions import CHECK_TAG, Edition, _binds, _loads, _python
 from casebook.project import ROOT
-from casebook.tools import colab
-from casebook.workshop import BOOK_URL, EXERCISE_TAG, PAGES, _plain, cut, launch, plan
-from casebook.workshop._editions import CHECK_TAG, Edition, _binds, _loads, _python
 
 
 @functools.cache
@@ -530,7 +530,7 @@ def test_the_plan_s_figures_count_the_edition_as_it_is_now(page):
     """The plan's reading minutes come from the stored Colab-simulation figures: they must
     count the words of today's student edition, so that a page whose story was cut or grown
     is timed again (`python3 -m casebook workshop --colab-sim`) before the plan quotes it."""
-    from casebook.workshop import timing
+    from casebook.maintainer.workshop import timing
 
     stored = plan.load()[plan.COLAB]["pages"].get(Path(page).name)
     assert stored, f"not measured: {page}"
@@ -547,7 +547,7 @@ def test_the_handouts_are_the_student_editions_and_the_zips_hold_them(tmp_path):
     the site's zips (written after an HTML build) hold them and the teacher editions."""
     import zipfile
 
-    from casebook import workshop
+    from casebook.maintainer import workshop
 
     committed = workshop.handouts()
     assert len(committed) == len(PAGES)

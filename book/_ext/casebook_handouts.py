@@ -4,7 +4,7 @@ A teacher gets the editions from the built book, not from a clone: after an HTML
 ``handouts/student.zip`` (the student editions ``sync`` commits under ``handouts/student/``,
 which the teach page's Colab links open from the repository) and ``handouts/teacher.zip``
 (each page's teacher edition, with the solutions and their checks) are written into the
-site (:func:`casebook.workshop.zip_handouts`). The teach page links both. A translation's
+site (:func:`casebook.maintainer.workshop.zip_handouts`). The teach page links both. A translation's
 site (``_build/html/zh_CN/``) gets its own, cut from the pages rendered in its language.
 """
 
@@ -13,7 +13,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from casebook import workshop
+from casebook.maintainer import workshop
 
 
 def _write_handouts(app: Any, exception: Exception | None) -> None:

@@ -1,7 +1,7 @@
 """The book's own Sphinx extension: a link in the header to the same page in the other language.
 
 The English site is ``_build/html/``, the zh_CN edition ``_build/html/zh_CN/``
-(:mod:`casebook.tools.i18n`), page for page, so the other language's page is the same
+(:mod:`casebook.maintainer.tools.i18n`), page for page, so the other language's page is the same
 docname one folder down (English to zh_CN) or up (zh_CN to English). The link is one more of
 the theme's header buttons, labelled in the language it leads to.
 """

@@ -2,7 +2,7 @@
 
 sphinx-book-theme's Colab and Binder buttons open the page's own notebook from the
 repository, whose Markdown is MyST: Colab and Jupyter show it raw. ``sync`` commits a plain
-twin of each executed page under ``handouts/pages/`` (:mod:`casebook.workshop.launch`):
+twin of each executed page under ``handouts/pages/`` (:mod:`casebook.maintainer.workshop.launch`):
 the same code cells, its Markdown plain; a page written as a MyST notebook
 (``book/how-to-read.md``) has one too. After the theme has made its buttons, this points
 both at that twin, on the same repository and branch. A notebook page without a committed
@@ -17,7 +17,7 @@ from typing import Any
 
 from sphinx.util import logging
 
-from casebook.workshop import launch
+from casebook.maintainer.workshop import launch
 
 LOGGER = logging.getLogger(__name__)
 

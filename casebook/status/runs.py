@@ -1,6 +1,6 @@
 """Where the book's pages have run: device, versions, and pass or fail for each page.
 
-A machine that ran the pages (``python -m casebook.tools.pageruns``, in a clone) stores one
+A machine that ran the pages (``python -m casebook.maintainer.tools.pageruns``, in a clone) stores one
 JSON record under ``book/measurements/runs/``: the device, Python and package versions,
 and each page's outcome, seconds and failing cells. A machine that cannot hold the era
 stacks (a GPU image without network) runs with ``--without-eras``: every cell runs, and
@@ -8,7 +8,7 @@ the board reads its failures against the cells that need an era (``WITHOUT_ERAS`
 The status board shows every stored record with :func:`table`, so a run on a GPU machine
 with its own preinstalled jax is data the book reads, not a sentence in a note. Nothing
 here invents a run: a machine appears only if a record of it was stored. This module reads
-the records; running the pages and storing them is ``casebook.tools.pageruns``'s.
+the records; running the pages and storing them is ``casebook.maintainer.tools.pageruns``'s.
 """
 
 from __future__ import annotations

@@ -1,8 +1,0 @@
-"""``python -m casebook.corpus`` (and ``python3 -m casebook test --corpus``): judge the check."""
-
-import sys
-
-from casebook.corpus import main
-
-if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))

@@ -1,0 +1,124 @@
+"""The unit tests' record: which tests passed on the checkout as it is now.
+
+A page's record (:mod:`casebook.maintainer.tools.buildcache`) holds what one page read. A unit test
+reads more than its imports show: pages, case folders, the lock, programs it starts in
+other processes (kernels, chromium, release servers), which coverage-based selection
+(pytest-testmon) cannot see, so it would keep a test whose input changed. A unit test's
+record is therefore keyed by the whole checkout: a digest of every file that git does not
+ignore (tracked or not), and of the stack (:func:`buildcache.stack`).
+
+One narrowing, declared by the test module and enforced while it runs: a module that sets
+``READS_PAGES = False`` reads no page's text (a notebook, its Markdown twin, a book page or
+a handout, :func:`is_page_text`), so its tests are keyed by every file but those pages'
+bytes (their names still count: a page added or removed changes the key). Editing one case
+page then re-runs the page and the tests that read pages, not the release runner's tests.
+The test command's ``conftest.py`` refuses, inside such a module's tests, any opening of a
+page's text (a Python audit hook), so a wrong declaration goes red rather than stale.
+
+A test that failed, or was skipped, is never taken from the record; ``--fresh`` and
+``CI=true`` ignore it (:func:`buildcache.fresh`).
+
+Standard library only.
+"""
+
+from __future__ import annotations
+
+import datetime
+import functools
+import hashlib
+import json
+import subprocess
+from pathlib import Path, PurePosixPath
+
+from casebook.maintainer.tools import buildcache
+
+RECORD = ".casebook-tests.json"
+"""``{"passed": {node id: [kind, digest, date]}}``, under ``_build``."""
+
+EVERYTHING = "everything"
+"""The key of a test that may read any file of the checkout."""
+NOT_PAGES = "all but the pages' text"
+"""The key of a test whose module declares ``READS_PAGES = False``."""
+
+PAGE_FOLDERS = ("notebooks", "book", "handouts")
+
+
+def is_page_text(name: str) -> bool:
+    """Whether the checkout's relative path ``name`` is a page's text: a notebook or
+    Markdown file under ``notebooks/``, ``book/`` or ``handouts/``.
+
+    >>> is_page_text("notebooks/01-a.ipynb"), is_page_text("book/_ext/casebook_meta.py")
+    (True, False)
+    """
+    path = PurePosixPath(name)
+    return path.parts[:1] in [(f,) for f in PAGE_FOLDERS] and path.suffix in {".ipynb", ".md"}
+
+
+def kind_of(module: object) -> str:
+    """The key a test module's tests are recorded under (its ``READS_PAGES``)."""
+    return NOT_PAGES if getattr(module, "READS_PAGES", True) is False else EVERYTHING
+
+
+@functools.cache
+def checkout_digests(root: Path) -> dict[str, str] | None:
+    """Both keys of the checkout as it is now: a sha256 over the stack and the path and
+    bytes of every file git does not ignore (:data:`EVERYTHING`), and the same with the
+    pages' text reduced to their paths (:data:`NOT_PAGES`); None outside a git checkout
+    (then nothing is recorded)."""
+    listed = subprocess.run(
+        ["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+        cwd=root,
+        capture_output=True,
+    )
+    if listed.returncode:
+        return None
+    stack = buildcache.stack().encode() + b"\0"
+    every, not_pages = hashlib.sha256(stack), hashlib.sha256(stack)
+    for name in sorted(set(listed.stdout.decode().split("\0")) - {""}):
+        path = root / name
+        if path.is_file():
+            text = name.encode() + b"\0" + path.read_bytes() + b"\0"
+            every.update(text)
+            not_pages.update(name.encode() + b"\0" if is_page_text(name) else text)
+    return {EVERYTHING: every.hexdigest(), NOT_PAGES: not_pages.hexdigest()}
+
+
+def _read(build: Path) -> dict[str, list[str]]:
+    """The record's entries; none from a record of another format (an older checkout's)."""
+    path = build / RECORD
+    passed = json.loads(path.read_text()).get("passed", {}) if path.exists() else {}
+    return passed if isinstance(passed, dict) else {}
+
+
+def _current(root: Path, build: Path) -> dict[str, list[str]]:
+    digests = checkout_digests(root)
+    if digests is None:
+        return {}
+    return {n: e for n, e in _read(build).items() if digests.get(e[0]) == e[1]}
+
+
+def passed_on_record(root: Path, build: Path | None = None) -> dict[str, tuple[str, str]]:
+    """The node ids the record holds as passed on the checkout as it is now, each with the
+    key it was recorded under and the record's date (empty under :func:`fresh`)."""
+    if buildcache.fresh():
+        return {}
+    held = _current(root, build or root / "_build")
+    return {nodeid: (kind, date) for nodeid, (kind, _, date) in held.items()}
+
+
+def record(root: Path, passed: dict[str, str], failed: set[str], build: Path | None = None) -> None:
+    """Add a run's ``passed`` tests (node id: the key its module is recorded under) to the
+    record of today's checkout, less its ``failed`` ones; entries of other inputs go."""
+    build = build or root / "_build"
+    digests = checkout_digests(root)
+    if digests is None:
+        return
+    held = _current(root, build)
+    now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
+    for nodeid, kind in passed.items():
+        if held.get(nodeid, [None])[0] != kind:
+            held[nodeid] = [kind, digests[kind], now]
+    for nodeid in failed:
+        held.pop(nodeid, None)
+    build.mkdir(parents=True, exist_ok=True)
+    (build / RECORD).write_text(json.dumps({"passed": held}, indent=1, sort_keys=True) + "\n")
