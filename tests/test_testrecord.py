@@ -23,6 +23,8 @@ def checkout(tmp_path: Path, monkeypatch) -> Path:
     (tmp_path / ".gitignore").write_text("_build/\n")
     (tmp_path / "notebooks").mkdir()
     (tmp_path / "notebooks" / "01-a.ipynb").write_text("{}\n")
+    (tmp_path / "locale").mkdir()
+    (tmp_path / "locale" / "01-a.po").write_text('msgid "a"\n')
     (tmp_path / "module.py").write_text("x = 1\n")
     monkeypatch.delenv("CI", raising=False)
     monkeypatch.delenv("CASEBOOK_FRESH", raising=False)
@@ -46,6 +48,8 @@ def test_a_page_s_text_keeps_only_the_tests_that_read_no_page(checkout):
     testrecord.record(checkout, {"t::reads": ALL, "t::no_pages": NOT_PAGES}, set())
     (checkout / "notebooks" / "01-a.ipynb").write_text('{"edited": 1}\n')
     assert _held(checkout) == {"t::no_pages"}
+    (checkout / "locale" / "01-a.po").write_text('msgid "a, as sync merged the edit"\n')
+    assert _held(checkout) == {"t::no_pages"}  # the page's catalog is its text too
     (checkout / "notebooks" / "02-b.md").write_text("a new page\n")
     assert _held(checkout) == set()
 

@@ -8,10 +8,11 @@ record is therefore keyed by the whole checkout: a digest of every file that git
 ignore (tracked or not), and of the stack (:func:`buildcache.stack`).
 
 One narrowing, declared by the test module and enforced while it runs: a module that sets
-``READS_PAGES = False`` reads no page's text (a notebook, its Markdown twin, a book page or
-a handout, :func:`is_page_text`), so its tests are keyed by every file but those pages'
-bytes (their names still count: a page added or removed changes the key). Editing one case
-page then re-runs the page and the tests that read pages, not the release runner's tests.
+``READS_PAGES = False`` reads no page's text (a notebook, its Markdown twin, a book page, a
+handout or a page's translation, :func:`is_page_text`), so its tests are keyed by every
+file but those pages' bytes (their names still count: a page added or removed changes the
+key). Editing one case page (``sync`` rewrites its catalog too) then re-runs the page and
+the tests that read pages, not the release runner's tests.
 The test command's ``conftest.py`` refuses, inside such a module's tests, any opening of a
 page's text (a Python audit hook), so a wrong declaration goes red rather than stale.
 
@@ -45,12 +46,17 @@ PAGE_FOLDERS = ("notebooks", "book", "handouts")
 
 def is_page_text(name: str) -> bool:
     """Whether the checkout's relative path ``name`` is a page's text: a notebook or
-    Markdown file under ``notebooks/``, ``book/`` or ``handouts/``.
+    Markdown file under ``notebooks/``, ``book/`` or ``handouts/``, or a page's translation
+    (a catalog under ``locale/``, which ``sync`` rewrites when the page's words change).
 
     >>> is_page_text("notebooks/01-a.ipynb"), is_page_text("book/_ext/casebook_meta.py")
     (True, False)
+    >>> is_page_text("locale/zh_CN/LC_MESSAGES/notebooks/01-a.po")
+    True
     """
     path = PurePosixPath(name)
+    if path.parts[:1] == ("locale",):
+        return path.suffix == ".po"
     return path.parts[:1] in [(f,) for f in PAGE_FOLDERS] and path.suffix in {".ipynb", ".md"}
 
 
