@@ -31,6 +31,7 @@ def _card_sentence(case: cases.Case) -> str:
     card = case.card
     shown = (card.get("today") or "").splitlines()[:1]
     text = " ".join([f"{card['title']}.", card.get("lead", ""), *shown]).replace("`", "")
+    text = cases.with_eras(text)  # an era's version, as the page renders it
     return text if len(text) <= 200 else text[:197] + "..."
 
 

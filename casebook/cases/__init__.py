@@ -14,7 +14,9 @@ check found, ``findings/``); :func:`board_triggers` orders every row for the boa
 :func:`unlisted` names the asserted wordings no case lists. :data:`FAMILIES` are the bug
 families of the lessons page (``casebook/check/families.toml``: their message patterns) and
 :data:`SIGNATURES` what each case folder and finding declares marks a variant as its own
-(``[[signature]]``), which ``explain`` ranks a traceback by.
+(``[[signature]]``), which ``explain`` ranks a traceback by. :func:`era_substitutions` names
+each era's versions for the pages' prose (``{{ era_optax_828.jax }}``), and :func:`with_eras`
+fills them into text read outside Sphinx.
 
 Standard library only at import time: the case modules import jax and friends inside
 their functions, so the scaffold command and old-release child processes can import this.
@@ -27,10 +29,10 @@ import importlib.util
 import pkgutil
 import re
 import sys
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from pathlib import Path
 from types import ModuleType
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from casebook.cases import _base, _findings
 from casebook.cases._base import (
@@ -51,6 +53,9 @@ from casebook.cases._signatures import (
     read_families,
     validate,
 )
+
+if TYPE_CHECKING:
+    from casebook.releases.eras import Era
 
 #: The statuses a board trigger can record (see :mod:`casebook.status.board`).
 STATUSES = _base.STATUSES
@@ -78,6 +83,7 @@ __all__ = [
     "Signature",
     "Trigger",
     "board_triggers",
+    "era_substitutions",
     "family",
     "family_of",
     "family_words",
@@ -88,6 +94,7 @@ __all__ = [
     "read_families",
     "symptoms",
     "unlisted",
+    "with_eras",
 ]
 
 DIRECTORY = Path(__file__).resolve().parent
@@ -205,3 +212,27 @@ def unlisted(seen: Iterable[Any], cases: Iterable[Case] = CASES) -> list[Any]:
         if s.exc_type not in OWN
         and not any(t == s.exc_type and text in normalize(s.message) for t, text in known)
     ]
+
+
+ERA_REFERENCE = re.compile(r"\{\{\s*era_(\w+)\.(\w+)\s*\}\}")
+"""How prose names an era's version: ``{{ era_optax_828.jax }}``, a MyST substitution."""
+
+
+def era_substitutions(eras: Mapping[str, Era] | None = None) -> dict[str, dict[str, str]]:
+    """Each era's versions as MyST substitutions, read from its ``era.txt`` (the one place
+    they are written): ``{"era_optax_828": {"jax": "0.4.25", ...}}``, the ``NOTABLE``
+    packages its lock pins. A page's prose writes ``{{ era_optax_828.jax }}``; the book's
+    extension ``casebook_eras`` and the plain twins' render fill them in. ``eras``: the
+    mapping ``casebook.releases.eras.load_eras`` returns (by default, its eras)."""
+    from casebook.releases.eras import load_eras
+
+    eras = load_eras() if eras is None else eras
+    return {"era_" + name.replace("-", "_"): dict(e.packages) for name, e in eras.items()}
+
+
+def with_eras(text: str, eras: Mapping[str, Era] | None = None) -> str:
+    """``text`` with each era reference (``{{ era_optax_828.jax }}``) replaced by its version,
+    as the book renders it: for card text read outside Sphinx (``explain``, a page's meta
+    description). An unknown era or package raises ``KeyError``."""
+    versions = era_substitutions(eras)
+    return ERA_REFERENCE.sub(lambda m: versions["era_" + m.group(1)][m.group(2)], text)

@@ -133,6 +133,7 @@ def _sphinx(src: Path, out: Path, language: str = "en") -> None:
     from jupyter_book.config import get_final_config
     from jupyter_book.sphinx import build_sphinx
 
+    from casebook import cases
     from casebook.maintainer.workshop import _tojupyter
 
     here = {"latex_individualpages": False}
@@ -154,6 +155,8 @@ def _sphinx(src: Path, out: Path, language: str = "en") -> None:
             "tojupyter_lang_synonyms": [LEXER],
             "smartquotes": False,
             "language": language,
+            # the book's casebook_eras is not loaded here: its table, for {{ era_KEY.PACKAGE }}
+            "myst_substitutions": cases.era_substitutions(),
         },
         builder=_tojupyter.BUILDER,
         freshenv=True,
@@ -211,15 +214,17 @@ copies of them (a test's, or ``sync``'s pages about to be written)."""
 @functools.lru_cache(maxsize=4)  # sync asks twice for one set of inputs
 def _kept(inputs: tuple[tuple[str, str], ...], language: str = "en") -> dict[str, PlainPage]:
     """:func:`_render`, kept in the cache folder (``plain/``) by a digest of the inputs, the
-    renderer's source (this module and the builder's) and the installed packages: every
-    process of a test run, the site build's handouts and ``sync`` render one set of pages
-    once, not once each (about 8 s a render on 2 cores)."""
+    renderer's source (this module and the builder's), the eras' versions and the installed
+    packages: every process of a test run, the site build's handouts and ``sync`` render one
+    set of pages once, not once each (about 8 s a render on 2 cores)."""
+    from casebook import cases
     from casebook.maintainer.workshop import _tojupyter
     from casebook.releases._keys import installed_stamp
     from casebook.releases._manifest import cache_dir
 
     tool = [Path(f).read_text() for f in (__file__, _tojupyter.__file__) if f]
-    key = json.dumps([inputs, language, tool, BOOK_URL, installed_stamp(sys.executable)])
+    eras = cases.era_substitutions()  # what {{ era_KEY.PACKAGE }} renders as
+    key = json.dumps([inputs, language, tool, eras, BOOK_URL, installed_stamp(sys.executable)])
     folder = cache_dir() / "plain"
     path = folder / f"{hashlib.sha256(key.encode()).hexdigest()[:24]}.json"
     try:
