@@ -12,8 +12,7 @@ store_executed`): its outputs go into the book's execution cache, so the book bu
 the tests executes nothing, with the digest of every input its run read. A page whose record
 matches its inputs today is not run again: it is reported as passed from its record, with
 the record's date (``PASSED (record of …)``, and a summary at the end), as Bazel reports a
-cached test. ``--fresh`` (``CASEBOOK_FRESH``) or ``CI=true`` prove every page again. The
-run's warm release servers, which every worker and kernel shared, are stopped when it ends.
+cached test. ``--fresh`` (``CASEBOOK_FRESH``) or ``CI=true`` prove every page again.
 """
 
 from __future__ import annotations
@@ -205,12 +204,3 @@ def pytest_terminal_summary(terminalreporter: Any) -> None:
         terminalreporter.line(f"{len(units)} unit tests: PASSED (record of {units[0]})")
     ran = [r.nodeid for r in reports if _page(r.nodeid) and not _record_date(r)]
     terminalreporter.line(f"pages proved in this run: {', '.join(ran) or 'none'}")
-
-
-def pytest_unconfigure(config: pytest.Config) -> None:
-    """Under the test command, the main process stops the run's pool of warm servers
-    (``CASEBOOK_POOL``, a folder of the run's own): they would otherwise idle on."""
-    if os.environ.get(suite.LOCK_ENV) and not hasattr(config, "workerinput"):
-        from casebook.releases import _pool
-
-        _pool.shutdown()

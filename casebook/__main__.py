@@ -2,13 +2,10 @@
 
 Read, run and write cases:
 
-  setup [--lock] [--servers [stop]]
-                     the whole environment, idempotently: .venv from the hashed lock,
+  setup [--lock]     the whole environment, idempotently: .venv from the hashed lock,
                      casebook (editable), the historical wheels and era stacks, then the
                      device jax runs on. --lock first re-locks requirements*.txt from
-                     pyproject.toml (the newest releases); --servers [stop] lists (stops)
-                     the warm release servers (one per environment, shared by every
-                     kernel; each ends after 5 idle minutes)
+                     pyproject.toml (the newest releases)
   test [--fresh] [--shard K/N] [--latest|--colab-sim|--corpus] [PATH ...]
                      set up, then ``pytest -n auto --nbmake notebooks/ book/ tests/`` (pages
                      and unit tests in parallel; benchmark cells alone); a page whose inputs
@@ -47,7 +44,7 @@ only the standard library, so the commands run on a fresh machine that has nothi
 Python, and explain themselves on an old one.
 
 An installed ``casebook`` (``pip install casebook``) has the reader's part: explain, and
-setup (the historical wheels; --servers). The rest needs a clone (``pyproject.toml`` leaves
+setup (the historical wheels). The rest needs a clone (``pyproject.toml`` leaves
 ``casebook.maintainer.tools`` and the maintainer's folders out of the wheel): asked for it, it says
 in one line how to get one, and exits with 2.
 """
@@ -136,7 +133,6 @@ MOVED: dict[str, tuple[str, Command | None]] = {
     "fetch": ("setup", None),
     "device": ("setup", None),
     "lock": ("setup --lock", _here(SETUP, "lock", args=False)),
-    "pool": ("setup --servers", _here("casebook.releases._pool", "main")),
     "latest": ("test --latest", _here("casebook.maintainer.tools.latest", "main", own_help=True)),
     "colab-sim": ("test --colab-sim", _here("casebook.maintainer.tools.colabsim", "main")),
     "check-corpus": ("test --corpus", _in_venv("casebook.maintainer.corpus", own_help=True)),

@@ -65,17 +65,18 @@ _OWNED = re.compile(r"^casebook-([a-z]+(?:-[a-z]+)*)-(\d+)-")
 """An :func:`owned_tempdir` folder's name: its kind (words joined by ``-``) and its pid."""
 
 
-def owned_tempdir(kind: str) -> tempfile.TemporaryDirectory[str]:
+def owned_tempdir(kind: str, root: Path | None = None) -> tempfile.TemporaryDirectory[str]:
     """A temporary directory named after its kind and this process
-    (``casebook-<kind>-<pid>-…``), removed when the block ends; if the process is killed
-    first, :func:`leftovers` finds it by the pid in its name.
+    (``casebook-<kind>-<pid>-…``) in ``root`` (the temp folder), removed when the block
+    ends, or at the latest when the process exits; if the process is killed first,
+    :func:`leftovers` finds it by the pid in its name.
 
     Examples:
         >>> with owned_tempdir("doc") as tmp:
         ...     Path(tmp).name.startswith(f"casebook-doc-{os.getpid()}-")
         True
     """
-    return tempfile.TemporaryDirectory(prefix=f"casebook-{kind}-{os.getpid()}-")
+    return tempfile.TemporaryDirectory(prefix=f"casebook-{kind}-{os.getpid()}-", dir=root)
 
 
 def leftovers(root: Path | None = None) -> list[Path]:

@@ -390,7 +390,7 @@ def test_a_link_preview_shows_the_card_s_first_sentence(site, case):
     previews = re.findall(r'<meta property="og:description" content="([^"]*)"', page)
     card = case.card
     assert len(previews) == 1 and html.unescape(previews[0]).startswith(
-        f"{card['title']}. {card['lead']}".replace("`", "")[:100]
+        cases.with_eras(f"{card['title']}. {card['lead']}").replace("`", "")[:100]
     ), previews
 
 

@@ -115,6 +115,7 @@ def test_a_fresh_run_ignores_the_record(repo, monkeypatch):
     ran = []
     passed = lambda: ran.append(1) or types.SimpleNamespace(error=None, nb=None)  # noqa: E731
     monkeypatch.delenv("CI", raising=False)
+    monkeypatch.delenv(buildcache.FRESH_ENV, raising=False)  # `casebook test --fresh` sets it
     assert buildcache.run_or_take_record(repo, repo / PAGE, passed)[1] is not None
     for variable, value in [(buildcache.FRESH_ENV, "1"), ("CI", "true")]:
         monkeypatch.setenv(variable, value)

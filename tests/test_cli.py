@@ -182,7 +182,8 @@ def test_a_command_with_its_own_parser_answers_help_itself(spelling, capsys):
 
 
 BEFORE = "setup fetch book test device lock latest colab-sim sync bench profile check-corpus"
-BEFORE += " pool explain workshop new new-case"  # the 17 names of issue 50's time
+BEFORE += " explain workshop new new-case"  # the 17 names of issue 50's time, but for
+# `pool`, which listed and stopped the machine's warm servers: a kernel's own end with it
 
 
 def test_the_help_lists_at_most_8_commands_and_every_older_name_says_its_spelling(capsys):

@@ -103,6 +103,8 @@ def test_a_changed_lock_changes_every_rendering_of_its_reference(bumped, tmp_pat
     (src / "conf.py").write_text(
         'extensions = ["myst_parser", "casebook_eras"]\n'
         'myst_enable_extensions = ["substitution"]\n'
+        # explicit: a myst-nb build earlier in this process leaves ".md" mapped to its parser
+        'source_suffix = {".md": "markdown"}\n'
         'locale_dirs = ["locale"]\n'
     )
     (src / "index.md").write_text(f"# Era\n\n{said}\n")

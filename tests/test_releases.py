@@ -13,6 +13,7 @@ import json
 import os
 import subprocess
 import sys
+import tempfile
 import textwrap
 import time
 import zipfile
@@ -28,7 +29,6 @@ from casebook.releases import (
     _pool as pool,
     _runner as runner,
 )
-from casebook.runenv import POOL_MAX_ENV
 
 READS_PAGES = False
 
@@ -619,20 +619,19 @@ def test_an_outcome_keeps_its_code_to_run_again_elsewhere(env):
 
 
 @pytest.fixture
-def own_pool(env, tmp_path, monkeypatch):
-    """A pool of this test's own (the suite's is shared by every worker), stopped after."""
-    monkeypatch.setenv(pool.POOL_ENV, str(tmp_path / "pool"))
+def own_servers(env, monkeypatch):
+    """Warm runs (the suite's processes may run cold), this process's servers stopped after."""
     monkeypatch.setenv("CASEBOOK_COLD_RUNS", "0")
-    yield pool.pool_directory()
+    pool.shutdown()
+    yield
     pool.shutdown()
 
 
 @pytest.fixture
-def light_pool(own_pool, monkeypatch):
-    """:func:`own_pool` with servers that preload the release alone, not jax, equinox and
-    diffrax (2-3 s a start): for the tests of the servers' life, whose runs import no jax."""
+def light_servers(own_servers, monkeypatch):
+    """:func:`own_servers` that preload the release alone, not jax, equinox and diffrax
+    (2-3 s a start): for the tests of the servers' life, whose runs import no jax."""
     monkeypatch.setattr(runner, "preloads", lambda package: (package,))
-    return own_pool
 
 
 SERVER_PID = (
@@ -642,35 +641,59 @@ SERVER_PID = (
 )
 
 
-def test_two_kernels_share_one_server_and_each_run_starts_fresh(own_pool):
-    """The second kernel's run forks from the server the first started, and meets neither
-    the module attribute nor the environment variable the first kernel's run set; each
-    run sees its own kernel's environment (here its pytest-xdist worker name)."""
+def test_one_server_serves_its_process_and_each_run_starts_fresh(light_servers, monkeypatch):
+    """The second run forks from the server the first started, and meets neither the
+    module attribute nor the environment variable the first run set; each run sees the
+    process's environment at its call."""
     code = SERVER_PID + (
         "import fakepkg\n"
-        "seen = [hasattr(fakepkg, 'patched'), os.environ.get('LEFT'), "
-        "os.environ.get('PYTEST_XDIST_WORKER'), os.environ.get('JPY_SESSION_NAME')]\n"
+        "seen = [hasattr(fakepkg, 'patched'), os.environ.get('LEFT'), os.environ.get('CASEBOOK_ASKED')]\n"
         "fakepkg.patched = True; os.environ['LEFT'] = '1'\n"
         "result = [server, seen]\n"
     )
-    program = (
-        "import json, sys\nfrom casebook import releases\n"
-        "out = releases.run(sys.argv[1], 'fakepkg==1.0')\nprint(json.dumps(out.result))\n"
-    )
-    results = []
-    for worker in ("gw0", "gw1"):
-        env = {**os.environ, "PYTEST_XDIST_WORKER": worker}
-        if worker == "gw0":  # only the first kernel (whose environment the server got) has it
-            env["JPY_SESSION_NAME"] = "first.ipynb"
-        proc = subprocess.run(
-            [sys.executable, "-c", program, code], capture_output=True, text=True, env=env
-        )
-        assert proc.returncode == 0, proc.stderr[-3000:]
-        results.append(json.loads(proc.stdout.strip().splitlines()[-1]))
-    (first, seen_first), (second, seen_second) = results
+    monkeypatch.setenv("CASEBOOK_ASKED", "first")  # no server reads casebook's variables
+    first, seen_first = r.run(code, "fakepkg==1.0").result
+    monkeypatch.delenv("CASEBOOK_ASKED")
+    second, seen_second = r.run(code, "fakepkg==1.0").result
     assert first == second and [s.pid for s in pool.live_servers()] == [first]
-    assert seen_first == [False, None, "gw0", "first.ipynb"]
-    assert seen_second == [False, None, "gw1", None]
+    assert seen_first == [False, None, "first"] and seen_second == [False, None, None]
+
+
+def _running(pid: int) -> bool:
+    """Whether ``pid`` runs: alive, and not a zombie (whose command line is empty) left for
+    a parent that has not reaped it."""
+    try:
+        return storage.process_alive(pid) and bool(Path(f"/proc/{pid}/cmdline").read_bytes())
+    except OSError:
+        return False
+
+
+@pytest.mark.parametrize("how", ["exits", "is killed"])
+def test_a_process_s_servers_end_when_it_does(env, how):
+    """A server is its process's: it ends at the process's exit, and within a second or two
+    of its being killed (SIGKILL: no clean-up runs), so no kernel leaves one behind."""
+    program = (
+        "import sys, time\nfrom casebook import releases\n"
+        "print(releases.run(sys.argv[1], 'fakepkg==1.0').result, flush=True)\n"
+        "time.sleep(60 if sys.argv[2] == 'is killed' else 0)\n"
+    )
+    child_env = {**os.environ, "CASEBOOK_COLD_RUNS": "0"}
+    proc = subprocess.Popen(
+        [sys.executable, "-c", program, SERVER_PID + "result = server", how],
+        stdout=subprocess.PIPE,
+        text=True,
+        env=child_env,
+    )
+    assert proc.stdout is not None
+    server = int(proc.stdout.readline())
+    assert storage.process_alive(server)
+    if how == "is killed":
+        proc.kill()
+    proc.wait(timeout=30)
+    deadline = time.monotonic() + 10
+    while _running(server) and time.monotonic() < deadline:
+        time.sleep(0.05)
+    assert not _running(server), f"the server outlived its process, which {how}"
 
 
 CACHE_HITS = (
@@ -684,15 +707,17 @@ CACHE_HITS = (
 )
 
 
-@pytest.mark.parametrize("suite_cache", [False, True], ids=["pool's own", "the test run's"])
-def test_warm_runs_share_the_pool_s_compilation_cache(own_pool, monkeypatch, tmp_path, suite_cache):
+@pytest.mark.parametrize("suite_cache", [False, True], ids=["the cache's", "the test run's"])
+def test_warm_runs_share_one_compilation_cache(own_servers, monkeypatch, tmp_path, suite_cache):
     """A compile of one run is read from the cache by the next, on today's jax with a
-    release first on the path or not: the pool's own cache, or, where the test command
-    names one for every process of its run, that one. Without it, a cold run neither reads
-    nor writes the pool's."""
+    release first on the path or not: the user's cache in the temporary folder, or, where
+    the test command names one for every process of its run, that one. Without it, a cold
+    run neither reads nor writes the user's."""
     for name in ("JAX_COMPILATION_CACHE_DIR", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"):
         monkeypatch.delenv(name, raising=False)
-    cache = own_pool / pool.COMPILE_CACHE
+    (tmp_path / "tmp").mkdir()
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path / "tmp"))  # a user's, empty
+    cache = pool.shared_compile_cache()
     if suite_cache:
         cache = tmp_path / "the-run-s-cache"
         monkeypatch.setenv("JAX_COMPILATION_CACHE_DIR", str(cache))
@@ -775,88 +800,25 @@ def test_the_key_changes_when_a_package_is_installed_or_removed(tmp_path):
     assert keys.key_of(sys.executable, {}) == keys.key_of(sys.executable, {})
 
 
-def test_the_idle_time_the_docs_state_is_the_pool_s():
-    from casebook import __main__ as cli
-    from casebook.project import ROOT
-
-    minutes = f"{pool.IDLE_SECONDS / 60:g}"
-    assert f"after {minutes} minutes without a run" in (ROOT / "README.md").read_text()
-    assert f"each ends after {minutes} idle minutes" in cli.__doc__
-
-
-def test_an_idle_server_ends_and_removes_its_socket(light_pool, monkeypatch):
-    monkeypatch.setenv("CASEBOOK_POOL_IDLE", "1")
-    r.run("import fakepkg", "fakepkg==1.0")
-    (server,) = pool.live_servers()
-    for _ in range(100):
-        if not storage.process_alive(server.pid):
-            break
-        time.sleep(0.05)
-    assert not storage.process_alive(server.pid)
-    assert not (server.directory / "s").exists()
-    assert not (server.directory / "server.json").exists()
-
-
-def test_a_server_whose_record_is_gone_ends_without_a_signal(light_pool):
-    """A stop removes the record, then sends SIGTERM; a server that missed the signal
-    (as one stopped just after its start could, under many kernels) is unseen by ``pool
-    stop``, so it ends by itself once its record is gone: here at once after its start,
-    before it has seen its record, so after ``RECORD_GRACE`` (5 s)."""
-    r.run("import fakepkg", "fakepkg==1.0")
-    (server,) = pool.live_servers()
-    (server.directory / "server.json").unlink()  # stop()'s first step, and no signal
-    for _ in range(200):
-        if not pool._is_server(server.pid):
-            break
-        time.sleep(0.05)
-    assert not pool._is_server(server.pid), "the unrecorded server still runs"
-
-
 @pytest.mark.parametrize("how", ["stopped", "killed"])
-def test_a_gone_server_is_replaced_and_the_run_still_happens(light_pool, how):
-    """A server stopped (idle, evicted, SIGTERM) or killed (SIGKILL: its socket and
-    record stay behind) is replaced by the next run, which runs once."""
+def test_a_gone_server_is_replaced_and_the_run_still_happens(light_servers, how):
+    """A server stopped (SIGTERM, or evicted) or killed (SIGKILL: its socket stays
+    behind) is replaced by the next run, which runs once."""
     r.run("import fakepkg", "fakepkg==1.0")
     (first,) = pool.live_servers()
     if how == "stopped":
         pool.shutdown()
     else:
         os.kill(first.pid, 9)
-        while storage.process_alive(first.pid):
-            time.sleep(0.01)
+        first.process.wait()
     assert r.run("result = 1", "fakepkg==1.0").result == 1
     (second,) = pool.live_servers()
     assert second.pid != first.pid
 
 
-def test_the_pool_command_lists_and_stops_the_servers(light_pool, capsys):
-    r.run("import fakepkg", "fakepkg==1.0")
-    (server,) = pool.live_servers()
-    assert pool.main([]) == 0
-    assert f"pid {server.pid}: fakepkg (" in capsys.readouterr().out
-    assert pool.main(["stop"]) == 0
-    assert "stopped 1 server(s)" in capsys.readouterr().out
-    assert pool.live_servers() == [] and not pool._is_server(server.pid)  # ended (or a zombie)
-
-
-def test_a_record_left_by_a_killed_server_whose_pid_was_reused_is_ignored(light_pool):
-    """The record names a live process that is no server (this test's own): the run
-    starts a server of its own, and nothing signals the stranger."""
-    r.run("import fakepkg", "fakepkg==1.0")
-    (server,) = pool.live_servers()
-    pool.shutdown()
-    server.directory.joinpath("s").touch()  # a socket file left behind
-    info = {"pid": os.getpid(), "python": sys.executable, "preload": list(server.preload)}
-    server.directory.joinpath("server.json").write_text(json.dumps(info))
-    assert pool.live_servers() == []
-    assert r.run("result = 2", "fakepkg==1.0").result == 2
-    (fresh,) = pool.live_servers()
-    assert fresh.pid not in (server.pid, os.getpid())
-
-
 @pytest.mark.parametrize("behaviour", ["exit 3", "sleep 30"])
 def test_a_server_that_dies_or_hangs_at_start_is_reported(
-    own_pool, tmp_path, monkeypatch, behaviour
+    own_servers, tmp_path, monkeypatch, behaviour
 ):
     fake = tmp_path / "bin" / "python"
     fake.parent.mkdir()
@@ -868,57 +830,13 @@ def test_a_server_that_dies_or_hangs_at_start_is_reported(
         pool.server_for(str(fake), {"PATH": os.environ["PATH"]}, ("jax",))
 
 
-def test_a_machine_keeps_at_most_max_servers(light_pool, monkeypatch):
-    monkeypatch.setenv(POOL_MAX_ENV, "1")
+def test_a_process_keeps_at_most_max_servers(light_servers, monkeypatch):
+    monkeypatch.setattr(pool, "MAX_SERVERS", 1)
     r.run("import fakepkg", "fakepkg==1.0")
     (old,) = pool.live_servers()
     r.run("import fakepkg", "fakepkg==2.0")
     (new,) = pool.live_servers()
-    assert new.pid != old.pid and new.directory != old.directory
-
-
-def test_a_key_s_folder_unused_for_a_day_goes_when_a_server_starts(light_pool):
-    """The machine's pool gains a folder per key (a release, an era, casebook's source):
-    when a server starts, the folders with no live server and no run for a day go; a
-    recent one, one whose lock is held, and the compilation cache stay."""
-    pool_dir = pool.pool_directory()
-    stale, recent, held = (pool_dir / name for name in ("a" * 16, "b" * 16, "c" * 16))
-    cache = pool_dir / "compile-cache"
-    for folder in (stale, recent, held, cache):
-        folder.mkdir()
-        (folder / "used").touch()
-    day_ago = time.time() - pool.UNUSED_SECONDS - 60
-    for folder in (stale, held, cache):
-        os.utime(folder / "used", (day_ago, day_ago))
-        os.utime(folder, (day_ago, day_ago))
-    with pool._locked(held):
-        os.utime(held / "lock", (day_ago, day_ago))
-        os.utime(held, (day_ago, day_ago))
-        r.run("import fakepkg", "fakepkg==1.0")
-    (live,) = pool.live_servers()
-    assert not stale.exists()
-    assert recent.exists() and held.exists() and cache.exists() and live.directory.exists()
-
-
-def test_a_process_waiting_on_a_removed_key_folder_locks_a_new_one(tmp_path):
-    """A kernel that waited for a folder's lock while another removed the folder holds, once
-    it gets the lock, the lock of a folder that exists (else its server's files would go
-    nowhere)."""
-    import threading
-
-    folder = tmp_path / ("d" * 16)
-    first, got = pool._locked(folder), []
-    waiter = threading.Thread(target=lambda: got.append(pool._locked(folder)), daemon=True)
-    waiter.start()
-    time.sleep(0.3)  # the waiter has opened the old lock and waits on it
-    for path in folder.iterdir():
-        path.unlink()
-    folder.rmdir()
-    first.close()
-    waiter.join(10)
-    (lock,) = got
-    with lock:
-        assert os.fstat(lock.fileno()).st_ino == os.stat(folder / "lock").st_ino
+    assert new.pid != old.pid and not old.alive()
 
 
 def test_a_missing_release_downloads_on_demand_only(tmp_path, monkeypatch):

@@ -7,10 +7,8 @@ from __future__ import annotations
 
 import fcntl
 import os
-import shutil
 import subprocess
 import sys
-from pathlib import Path
 
 import nbformat
 import pytest
@@ -153,77 +151,3 @@ def test_a_dead_process_s_folders_are_leftovers_whatever_their_kind(tmp_path) ->
     (tmp_path / f"casebook-run-{os.getpid()}-c").mkdir()  # this process's: alive
     found = [p.name for p in storage.leftovers(tmp_path)]
     assert found == [f"casebook-no-eras-{dead}-a", f"casebook-run-{dead}-b"]
-
-
-def test_a_killed_test_command_leaves_nothing_after_the_next_run(tmp_path, monkeypatch) -> None:
-    """A test command killed by SIGKILL (a timeout's) cannot remove its suite folder nor stop
-    its warm servers; the next run's first step does both. The kill is real: a run of
-    ``suite.run_tests`` on a test that starts a warm server and sleeps, killed once the
-    server is up."""
-    import contextlib
-    import json
-    import os
-    import signal
-    import tempfile
-    import time
-
-    from casebook.releases import _pool
-
-    sleeper = tmp_path / "test_sleeps.py"
-    sleeper.write_text(
-        "import time\nfrom casebook import releases\n\n"
-        "def test_sleeps():\n    releases.run('pass')\n    time.sleep(60)\n"
-    )
-    # A short temp folder, as the system's: the pool's sockets must fit in it (else the pool
-    # moves out of the suite folder, see ``_pool.pool_directory``).
-    scratch = Path(tempfile.mkdtemp(prefix="cb-kill-"))
-    run = (
-        "import sys; from casebook.maintainer.tools import suite; "
-        f"suite.run_tests(sys.executable, ['-q', '-p', 'no:cacheprovider', {str(sleeper)!r}])"
-    )
-    env = {**os.environ, "TMPDIR": str(scratch)}
-    env.pop("CASEBOOK_POOL", None)
-    command = subprocess.Popen([sys.executable, "-c", run], env=env, start_new_session=True)
-    try:
-        deadline = time.monotonic() + 90
-        while not (
-            found := list(scratch.glob(f"casebook-suite-{command.pid}-*/pool/*/server.json"))
-        ):
-            assert time.monotonic() < deadline and command.poll() is None, "no warm server"
-            time.sleep(0.1)
-        server = json.loads(found[0].read_text())["pid"]
-        command.send_signal(signal.SIGKILL)  # the test command only, as `timeout -s KILL` does
-        command.wait()
-        left = list(scratch.glob(f"casebook-suite-{command.pid}-*"))
-        assert left, "the killed run removed its folder: nothing to show"
-        assert _pool._is_server(server), "the killed run's server is gone: nothing to show"
-        monkeypatch.setattr(tempfile, "tempdir", str(scratch))
-        assert suite.remove_killed_runs() == left
-        assert not list(scratch.iterdir())
-        # ended (a zombie until the killed run's pytest, its parent, is reaped in turn)
-        assert not _pool._is_server(server), "the killed run's warm server still runs"
-    finally:
-        with contextlib.suppress(ProcessLookupError):
-            os.killpg(command.pid, signal.SIGKILL)  # its pytest, still sleeping
-        shutil.rmtree(scratch, ignore_errors=True)
-
-
-def test_a_command_s_own_pool_keeps_its_servers_then_leaves_nothing(monkeypatch) -> None:
-    """``bench`` and ``bench --profile`` run pages in a pool of their own with the test command's
-    limits; at the end its servers are stopped and its folder is gone."""
-    import os
-
-    from casebook import releases
-    from casebook.releases import _pool
-    from casebook.runenv import POOL_ENV
-
-    for name in (POOL_ENV, *suite.SUITE_POOL):  # restored after the test
-        monkeypatch.setenv(name, "")
-    with suite.kept_pool():
-        assert {k: os.environ[k] for k in suite.SUITE_POOL} == suite.SUITE_POOL
-        folder = Path(os.environ[POOL_ENV])
-        releases.run("pass")
-        (server,) = _pool.live_servers()
-        assert server.directory.parent == folder
-    assert not folder.exists(), "the pool's folder is left behind"
-    assert not _pool._is_server(server.pid), "the pool's server still runs"

@@ -24,7 +24,6 @@ import pytest
 
 from casebook import __main__ as cli, releases
 from casebook.project import ROOT
-from casebook.runenv import POOL_ENV
 
 PAGES = sorted((ROOT / "notebooks").glob("*.ipynb")) + sorted((ROOT / "book").glob("*.ipynb"))
 
@@ -155,9 +154,7 @@ def test_a_maintainers_command_from_the_installed_package_says_how_to_get_a_clon
     (line,) = capsys.readouterr().err.splitlines()
     assert "needs a clone" in line and "git clone https://github.com/" in line
     assert cli.COMMANDS["explain"].installed()
-    fetched = []  # the reader's setup: the historical wheels, and the warm servers
+    fetched = []  # the reader's setup: the historical wheels
     monkeypatch.setattr(releases, "fetch_command", lambda args: fetched.append(args))
     cli.main(["setup"])
-    monkeypatch.setenv(POOL_ENV, str(tmp_path))
-    cli.main(["setup", "--servers"])
-    assert fetched == [[]] and "live server(s)" in capsys.readouterr().out
+    assert fetched == [[]]

@@ -1,9 +1,9 @@
-"""What makes two runs' environments one warm server: the key of a pool's folder.
+"""What makes two runs' environments one warm server: the key of a process's server.
 
 A server (:mod:`casebook.releases._server`) fixes at start-up what it imports: the
-interpreter, what is installed in it, the environment, and casebook's own modules. Runs
-that agree on all of these may fork from one server, whichever kernel or test worker
-asks; runs that differ in any get servers of their own. The variables that differ
+interpreter, what is installed in it, the environment, and casebook's own modules. A
+process's runs that agree on all of these fork from one server; runs that differ in any
+get servers of their own. The variables that differ
 between the processes of one run without touching any import (pytest's and Jupyter's
 own, colour and paging) are left out, and each run gets its kernel's whole environment
 from its request anyway.
@@ -59,7 +59,7 @@ def installed_stamp(python: str) -> list[tuple[str, int]]:
 
 
 def key_of(python: str, env: Mapping[str, str]) -> str:
-    """The folder name of an environment's server: a digest of the interpreter, what is
+    """The name of an environment's server (its socket's): a digest of the interpreter, what is
     installed in it (:func:`installed_stamp`), the environment less
     :data:`SERVER_IGNORES`, and casebook's source."""
     fixed = sorted((k, v) for k, v in env.items() if not SERVER_IGNORES.match(k))

@@ -22,7 +22,7 @@ from casebook.releases.errors import RunCrashed, RunTimeout
 
 
 class NotStarted(Exception):
-    """The server went away before the run began (it was idle, stopped or evicted): the
+    """The server went away before the run began (it was stopped, or its process ended): the
     run is safe to ask again of its successor."""
 
 
@@ -32,7 +32,6 @@ def _tail(path: Path, n: int = 2000) -> str:
 
 def warm_run(
     socket_path: str,
-    used: Path,
     argv: list[str],
     *,
     env: Mapping[str, str],
@@ -44,7 +43,7 @@ def warm_run(
     compile_cache: Path | None = None,
 ) -> Finished:
     """Run the child program with ``argv`` in a fork of the server listening on
-    ``socket_path`` (touching ``used``: it served a run), in the environment
+    ``socket_path``, in the environment
     ``env`` (and jax's persistent compilation cache in ``compile_cache``); stdout and
     stderr go to ``directory``. Raises :class:`RunTimeout` (the child is killed),
     :class:`RunCrashed` (it died before writing its outcome), or :class:`NotStarted` (the
@@ -72,8 +71,6 @@ def warm_run(
             raise NotStarted(str(gone)) from None
         if not first:  # closed unanswered: the server ended with us in its backlog
             raise NotStarted("the server closed the connection")
-        with contextlib.suppress(OSError):
-            used.touch()
         reply = json.loads(first)
         pid = reply.get("pid", 0)
         try:

@@ -151,8 +151,8 @@ def run(
     it reports) from anywhere but the requested release, era or current stack
     :class:`OverlayShadowed`. Runs fork from a warm server of their environment
     (``casebook.releases._pool``), except with ``env``, which needs a fresh interpreter.
-    A warm run on today's jax shares the pool's persistent compilation cache
-    (``_pool.COMPILE_CACHE``), so what an earlier run compiled is read, not compiled.
+    A warm run on today's jax shares one persistent compilation cache
+    (``_pool.shared_compile_cache``), so what an earlier run compiled is read, not compiled.
 
     One run passes through each module once: the target is resolved
     (``place_of``: eras, or patches and the manifest), the pool runs the child, and

@@ -1,23 +1,19 @@
 """A warm worker for one environment: imports jax and a release once, forks per run.
 
 Starting an interpreter and importing jax and optax costs a second or more; a page makes
-dozens of release runs, and the test command runs several pages at once. So
-:mod:`casebook.releases._pool` keeps, per environment (an interpreter, a release first on
-the path, CPU or not), one server *per machine*, shared by every kernel and test worker,
-started as::
+dozens of release runs. So :mod:`casebook.releases._pool` keeps, per environment (an
+interpreter, a release first on the path, CPU or not), one server for each process that
+asks (a kernel, a test worker), started as its child, in a session of its own::
 
-    python -m casebook.releases._server SOCKET PRELOAD --idle SECONDS
+    python -m casebook.releases._server SOCKET PRELOAD
 
-It detaches first (a new session; its launcher exits at once, so no kernel owns it),
-imports the modules of ``PRELOAD`` (comma-separated, e.g. ``jax,optax``) and nothing
+It imports the modules of ``PRELOAD`` (comma-separated, e.g. ``jax,optax``) and nothing
 else: no backend is initialised, no array is made, no user code runs in it. Then it
 listens on the Unix socket ``SOCKET`` and prints ``ready PID``. For each connection it
 forks; the child, a copy of a process in which nothing has run yet, does one run
 (:func:`serve_one`) in the environment the request carries and exits, so every run starts
-from the same fresh module state, whoever asked, and a crash or a hang takes down only
-that child. The server ends after ``SECONDS`` without a connection, or on SIGTERM. It
-then removes its socket and its ``server.json`` (if they are still its own) under the
-directory's ``lock``, so a kernel starting its successor never meets a half-gone server.
+from the same fresh module state, and a crash or a hang takes down only that child. The
+server ends on SIGTERM, or within :data:`TICK` of the process that started it ending.
 
 The protocol is JSON lines: the request; ``{"pid": ...}`` as soon as the run starts (so
 the parent can kill it at its timeout); ``{"done": true}`` when the outcome file is
@@ -30,7 +26,6 @@ Standard library only: the server also runs in era environments on older Pythons
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import importlib
 import json
 import os
@@ -38,11 +33,9 @@ import selectors
 import signal
 import socket
 import sys
-import time
 import traceback
 import warnings
 from collections.abc import Callable, Iterable
-from pathlib import Path
 from typing import Any
 
 from casebook.project import REPORTED
@@ -167,13 +160,10 @@ def use_compile_cache(config: Any, directory: str) -> None:
 
 
 def main(argv: list[str]) -> int:
-    """``main([SOCKET, PRELOAD, "--idle", SECONDS])``: detach, preload, announce
-    ``ready PID``, fork per connection; end after ``SECONDS`` without one, or on SIGTERM."""
-    path, names, *flags = argv
-    idle = float(flags[flags.index("--idle") + 1]) if "--idle" in flags else 300.0
-    if os.fork():  # the launcher: gone at once, so the server belongs to no kernel
-        os._exit(0)
-    os.setsid()
+    """``main([SOCKET, PRELOAD])``: preload, announce ``ready PID``, fork per connection;
+    end on SIGTERM, or once the process that started it is gone."""
+    path, names = argv[:2]
+    owner = os.getppid()
     signal.signal(signal.SIGTERM, _stop)
     listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
@@ -184,12 +174,13 @@ def main(argv: list[str]) -> int:
         listener.listen(64)
         print(f"ready {os.getpid()}", flush=True)
         _close_stdout()
-        return _serve(listener, idle, Path(path).parent)
+        return _serve(listener, owner)
     except SystemExit:
         return 0
     finally:
         listener.close()
-        _leave(Path(path))
+        with contextlib.suppress(OSError):
+            os.unlink(path)
 
 
 def _stop(signum: int, frame: Any) -> None:
@@ -198,64 +189,26 @@ def _stop(signum: int, frame: Any) -> None:
 
 
 def _close_stdout() -> None:
-    """Point stdout at /dev/null: the kernel that started us has read ``ready``."""
+    """Point stdout at /dev/null: the process that started us has read ``ready``."""
     devnull = os.open(os.devnull, os.O_WRONLY)
     os.dup2(devnull, 1)
     os.close(devnull)
 
 
-def _leave(socket_path: Path) -> None:
-    """Remove our socket and ``server.json``, under the directory's lock, unless a kernel
-    has already handed them to a successor (``server.json`` then names another pid)."""
-    directory = socket_path.parent
-    info = directory / "server.json"
-    with contextlib.suppress(OSError), open(directory / "lock", "a") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
-        with contextlib.suppress(OSError, ValueError):
-            if json.loads(info.read_text()).get("pid") == os.getpid():
-                info.unlink()
-                socket_path.unlink()
-
-
 TICK = 1.0
-"""How often a waiting server checks that its folder's record (``server.json``) names it."""
-
-RECORD_GRACE = 5.0
-"""Seconds a new server waits for its starter to record it before it counts as lost."""
+"""How often a waiting server checks that the process that started it still runs."""
 
 
-def _recorded(directory: Path) -> bool:
-    """Whether ``directory/server.json`` names this process."""
-    try:
-        return json.loads((directory / "server.json").read_text()).get("pid") == os.getpid()
-    except (OSError, ValueError, AttributeError):
-        return False
-
-
-def _serve(listener: socket.socket, idle: float, directory: Path) -> int:
-    """Fork a monitor per connection; return after ``idle`` seconds without one, or once
-    the server is not the one its folder records.
-
-    A kernel stops a server by removing its record, then sending SIGTERM. A server stopped
-    within a few milliseconds of its start could outlive the signal (under four processes
-    of runs and a limit of two servers, 3 of 45 stopped servers did in a minute), and served
-    on, unrecorded, until idle: ``setup --servers stop`` misses it. The record is what
-    the pool trusts, so a server that has lost it (or was never given it) ends within a
-    :data:`TICK` (or :data:`RECORD_GRACE` after its start).
-    """
+def _serve(listener: socket.socket, owner: int) -> int:
+    """Fork a monitor per connection; return once ``owner``, the process that started the
+    server, is gone (a killed kernel leaves no server behind)."""
     selector = selectors.DefaultSelector()
     selector.register(listener, selectors.EVENT_READ)
-    started = last = time.monotonic()
-    was_recorded = False
     while True:
-        if not selector.select(timeout=min(TICK, idle)):
-            now, recorded = time.monotonic(), _recorded(directory)
-            was_recorded = was_recorded or recorded
-            lost = not recorded and (was_recorded or now - started >= RECORD_GRACE)
-            if now - last >= idle or lost:
-                return 0  # nobody asked for a while, or the pool no longer knows us
+        if not selector.select(timeout=TICK):
+            if os.getppid() != owner:
+                return 0
             continue
-        last = time.monotonic()
         conn, _ = listener.accept()
         if os.fork() == 0:
             selector.close()

@@ -24,7 +24,6 @@ from pathlib import Path
 from casebook import lock, storage
 from casebook.maintainer.tools import colab, environment, executor
 from casebook.project import LIBRARIES, ROOT
-from casebook.runenv import POOL_ENV
 
 WORK = ROOT / "_build" / "colab-sim"
 #: What Colab preinstalls that these pages touch, plus the kernel and the runner.
@@ -116,16 +115,13 @@ def _run_pages(page_paths: list[str], py: Path, run_dir: Path, env: dict[str, st
         )
     )
     print(f"colab-sim: {len(page_paths) - failed} passed, {failed} failed", flush=True)
-    # The runtime is done: its warm release servers would otherwise idle on for minutes.
-    subprocess.run([py, "-m", "casebook", "setup", "--servers", "stop"], env=env, check=False)
     return failed
 
 
 def bare_env(py: Path, cache: Path) -> dict[str, str]:
     """The environment of a simulated Colab runtime: none of the book's variables, the
     interpreter ``py`` first on ``PATH``, no pip cache, ``cache`` as the user's cache,
-    ``$CASEBOOK_SOURCE`` pointing at this clone's ``HEAD``, and a pool of warm release
-    servers beside the cache (as a Colab runtime is a machine of its own)."""
+    and ``$CASEBOOK_SOURCE`` pointing at this clone's ``HEAD``."""
     env = {
         k: v
         for k, v in os.environ.items()
@@ -133,7 +129,6 @@ def bare_env(py: Path, cache: Path) -> dict[str, str]:
     }
     return env | {
         "CASEBOOK_SOURCE": f"git+file://{ROOT}@{_head()}",
-        POOL_ENV: str(cache.parent / "pool"),
         "XDG_CACHE_HOME": str(cache),
         "PIP_NO_CACHE_DIR": "1",
         "PATH": f"{py.parent}{os.pathsep}{env.get('PATH', '')}",

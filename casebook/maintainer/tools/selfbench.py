@@ -7,10 +7,11 @@ It prints, on this machine:
   three. Machines of one class differ by up to 2.5x, so every figure is read beside it,
   as a figure, never an assert; ``--calibration`` prints it alone;
 * the overhead of a release run: the wall time of ``import jax, optax`` on optax 0.1.9,
-  cold (a fresh interpreter) and warm (forked from the pool's server), medians of a few;
-* each executed page's time, one page at a time (``pytest --nbmake``), run twice (all
-  runs share one pool of warm release servers: the first run starts them, the second
-  finds them warm; malloc set as the test command sets it, ``QUIET_MALLOC``);
+  cold (a fresh interpreter) and warm (forked from this process's server), medians of a
+  few;
+* each executed page's time, one page at a time (``pytest --nbmake``), run twice (each
+  run's kernel starts its own warm release servers; malloc set as the test command sets
+  it, ``QUIET_MALLOC``);
 * every benchmark claim the pages assert (:mod:`casebook.bench.claims`), with its ratio in
   both runs and the spread between them, and the A/A control of each;
 * the time of the whole test command after set-up (``--suite``; it runs the suite once
@@ -100,7 +101,7 @@ def run_overhead(samples: int = 5) -> dict[str, float]:
             os.environ.pop("CASEBOOK_COLD_RUNS", None)
 
     cold = median_of(cold=True)
-    _pool.shutdown()  # the bench's own pool (see main): the start is timed from nothing
+    _pool.shutdown()  # this process's servers: the start is timed from nothing
     t0 = time.perf_counter()
     releases.run("pass", "optax==0.1.9")
     start = time.perf_counter() - t0
@@ -162,16 +163,11 @@ def main(argv: list[str]) -> int:
     if args.calibration:
         print(calibration_line())
         return 0
-    from casebook.maintainer.tools.suite import kept_pool
+    if args.profile:
+        from casebook.maintainer.tools import profile
 
-    # With the machine's limit of 16 servers, the pages' 23 environments stopped each
-    # other, so part of the "warm" second run started servers again.
-    with kept_pool():
-        if args.profile:
-            from casebook.maintainer.tools import profile
-
-            return profile.main(pageruns.pages(args.pages), args.top)
-        return _bench(args)
+        return profile.main(pageruns.pages(args.pages), args.top)
+    return _bench(args)
 
 
 def _bench(args: argparse.Namespace) -> int:

@@ -27,18 +27,16 @@ from typing import Any
 from casebook import storage
 from casebook.maintainer.tools import buildcache, environment
 from casebook.project import ROOT
-from casebook.runenv import POOL_ENV, POOL_IDLE_ENV, POOL_MAX_ENV, QUIET_MALLOC
+from casebook.runenv import QUIET_MALLOC
 
 __all__ = [
     "BENCHMARK_TAG",
-    "SUITE_POOL",
     "LOCK_ENV",
     "ONCE_ELSEWHERE",
     "PARALLEL",
     "TEST_ARGS",
     "exclusive",
     "held",
-    "kept_pool",
     "lock_cells",
     "remove_killed_runs",
     "run_tests",
@@ -129,15 +127,6 @@ TEST_ARGS = [
 """What the test command hands to pytest (after set-up) when no paths are given."""
 
 
-SUITE_POOL = {POOL_MAX_ENV: "40", POOL_IDLE_ENV: "900"}
-"""The test command's pool keeps every server it starts until the run ends (it stops them
-then), none stopped for room or idleness and started again: its run asks for about 26
-environments (one run's ``CASEBOOK_POOL_LOG``: with the machine's limit of 16 it started
-19 of them two or three times), about 0.2 GB of memory each. The servers of a run killed
-before its end are stopped by the next run (:func:`remove_killed_runs`), else they end
-after 15 idle minutes."""
-
-
 def compile_cache() -> dict[str, str]:
     """jax's persistent compilation cache for every process of a test run on today's stack
     (page kernels, the card's fresh-process programs, exercise checks, the board's
@@ -155,38 +144,16 @@ def compile_cache() -> dict[str, str]:
     }
 
 
-@contextlib.contextmanager
-def kept_pool() -> Iterator[None]:
-    """A pool of warm servers of its own for a maintainer command that runs pages one after
-    another (``bench``, ``bench --profile``), kept as the test command keeps its own
-    (:data:`SUITE_POOL`): the first page to ask for an environment pays its server's start,
-    later pages find it warm. Its servers are stopped and its folder removed at the end."""
-    from casebook.releases import _pool
-
-    with storage.owned_tempdir("pool") as tmp:
-        os.environ.update({POOL_ENV: tmp, **SUITE_POOL})
-        try:
-            yield
-        finally:
-            _pool.shutdown()
-
-
 def remove_killed_runs() -> list[Path]:
-    """Remove what killed runs left in the temp folder (``casebook.storage.leftovers``),
-    first stopping the warm servers of a killed test command's pool, which would otherwise
-    idle on for :data:`SUITE_POOL`'s 15 minutes; the folders removed."""
-    from casebook.releases import _pool
-
-    for folder in storage.leftovers():
-        if (folder / "pool").is_dir():
-            _pool.shutdown(folder / "pool")
+    """Remove what killed runs left in the temp folder (``casebook.storage.leftovers``): a
+    killed process's warm servers end by themselves, its folders stay; the folders removed."""
     return storage.remove_leftovers()
 
 
 def run_tests(py: str | Path, args: list[str], extra: dict[str, str] | None = None) -> None:
     """``pytest ARGS`` with the suite lock on (benchmark cells time alone while the rest
-    runs in parallel) and one pool of warm release servers for the whole run. First it
-    removes what killed runs left in the temp folder (:func:`remove_killed_runs`)."""
+    runs in parallel). First it removes what killed runs left in the temp folder
+    (:func:`remove_killed_runs`)."""
     gone = remove_killed_runs()
     if gone:
         print(f"casebook test: removed {len(gone)} folder(s) that killed runs left behind")
@@ -198,8 +165,6 @@ def run_tests(py: str | Path, args: list[str], extra: dict[str, str] | None = No
             **os.environ,
             **QUIET_MALLOC,
             LOCK_ENV: str(Path(tmp) / "suite.lock"),
-            POOL_ENV: str(Path(tmp) / "pool"),
-            **SUITE_POOL,
             **compile_cache(),
             **(extra or {}),
         }
