@@ -39,7 +39,7 @@ Maintain the book's measurements:
 A command of an older book stops with its new spelling.
 
 This module only dispatches: each command is a function of the module that owns its
-concern, imported when the command runs. It and :mod:`casebook.maintainer.tools.environment` use
+concern, imported when the command runs. It and ``casebook.maintainer.tools.environment`` use
 only the standard library, so the commands run on a fresh machine that has nothing but
 Python, and explain themselves on an old one.
 
@@ -144,6 +144,8 @@ MODES = {tuple(new.split()): mode for new, mode in MOVED.values() if mode}
 after it: ``setup --lock``, ``test --colab-sim PAGE``."""
 
 HELP = ("-h", "--help")
+HELP_TEXT = __doc__.partition("\n\nThis module only dispatches")[0]
+"""What ``--help`` prints: this module's text up to its notes for the book's developers."""
 
 
 def usage(command: str) -> str:
@@ -184,12 +186,12 @@ def main(argv: list[str]) -> None:
     (``--gpu`` taken out)."""
     check_python()
     if argv[:1] and argv[0] in HELP:  # asked for: the usage, on standard output
-        print(__doc__)
+        print(HELP_TEXT)
         return
     if argv[:1] and argv[0] in MOVED:
         sys.exit(f"casebook {argv[0]} is now: python3 -m casebook {MOVED[argv[0]][0]}")
     if not argv or argv[0] not in COMMANDS:
-        sys.exit(__doc__)
+        sys.exit(HELP_TEXT)
     name, gpu = argv[0], "--gpu" in argv[1:]
     args = [a for a in argv[1:] if a != "--gpu"]
     mode = MODES.get((name, args[0])) if args else None

@@ -25,7 +25,6 @@ import json
 import re
 import shutil
 import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -66,58 +65,6 @@ FLAGS = [
     "--allow-file-access-from-files",
     f"--window-size={WIDTH},{HEIGHT}",
 ]
-
-#: What the site is built from; a built _build/html newer than all of them is reused.
-INPUTS = ("_config.yml", "_toc.yml", "notebooks", "book", "casebook/cases")
-
-
-def _newest(paths: list[Path]) -> float:
-    return max(p.stat().st_mtime for root in paths for p in [root, *root.rglob("*")] if p.is_file())
-
-
-def _build_site(out: Path) -> Path:
-    """The book's HTML, its pages not executed, in ``out``."""
-    src = out / "src"
-    src.mkdir(parents=True)
-    for name in INPUTS[:2]:
-        shutil.copy(ROOT / name, src / name)
-    skip = shutil.ignore_patterns("*.md", "measurements")
-    shutil.copytree(ROOT / "notebooks", src / "notebooks", ignore=skip)
-    shutil.copytree(
-        ROOT / "book",
-        src / "book",
-        ignore=shutil.ignore_patterns(
-            "measurements", "lessons.md", "status.md", "check-findings.md"
-        ),
-    )
-    config = (src / "_config.yml").read_text()
-    # Not executed, and no social cards: an image a shared link shows, not the page.
-    for published, here in (
-        ("execute_notebooks: cache", 'execute_notebooks: "off"'),
-        ("ogp_social_cards: {enable: true}", "ogp_social_cards: {enable: false}"),
-    ):
-        assert published in config, published
-        config = config.replace(published, here)
-    (src / "_config.yml").write_text(config)
-    jb = Path(sys.executable).parent / "jupyter-book"
-    proc = subprocess.run(
-        [str(jb), "build", str(src), "--builder", "html"], capture_output=True, text=True
-    )
-    site = src / "_build" / "html"
-    assert (site / "search.html").exists(), proc.stdout[-3000:] + proc.stderr[-3000:]
-    return site
-
-
-@pytest.fixture(scope="module")
-def site(tmp_path_factory) -> Path:
-    """The built site: ``_build/html`` when it is newer than every input, else a fresh
-    build of the pages, not executed."""
-    built = ROOT / "_build" / "html"
-    if (built / "search.html").exists() and (built / "search.html").stat().st_mtime > _newest(
-        [ROOT / p for p in INPUTS]
-    ):
-        return built
-    return _build_site(tmp_path_factory.mktemp("site"))
 
 
 def _dump(url: str, budget_ms: int = 5000, screenshot: Path | None = None) -> str:
@@ -231,22 +178,6 @@ def test_the_card_s_fix_is_on_the_first_screen(site, case):
 ZH_DO_THIS = "这样改"
 """How the zh cards introduce the fix: the translation of "**Do this**" in each card's
 catalog (``locale/zh_CN/LC_MESSAGES/notebooks/``)."""
-
-
-@pytest.fixture(scope="module")
-def zh_site(tmp_path_factory) -> Path:
-    """The zh_CN site: ``_build/html/zh_CN`` when it is newer than every input and the
-    catalogs, else a fresh build of the pages, not executed, in a process of its own."""
-    built = ROOT / "_build" / "html" / "zh_CN"
-    inputs = [ROOT / p for p in (*INPUTS, "locale")]
-    if (built / "search.html").exists() and (built / "search.html").stat().st_mtime > _newest(
-        inputs
-    ):
-        return built
-    out = tmp_path_factory.mktemp("zh")
-    command = ["-m", "casebook.maintainer.tools.i18n", "html", "--out", str(out), "--not-executed"]
-    subprocess.run([sys.executable, *command], check=True, capture_output=True)
-    return out / "zh_CN"
 
 
 @pytest.mark.parametrize("case", cases.CASES, ids=lambda c: c.key)

@@ -61,7 +61,10 @@ def test_unknown_command_prints_the_usage():
 @pytest.mark.parametrize("flag", cli.HELP)
 def test_help_alone_prints_the_usage_and_succeeds(flag, capsys):
     cli.main([flag])  # no SystemExit: exit status 0
-    assert capsys.readouterr().out.startswith(cli.__doc__.split("\n")[0])
+    out = capsys.readouterr().out
+    assert out.startswith(cli.__doc__.split("\n")[0]) and "``--gpu``" in out
+    # the reader's usage: no notes for the book's developers, no Sphinx roles
+    assert "only dispatches" not in out and not re.search(r":[a-z]+:`", out), out
 
 
 @pytest.mark.parametrize("version", [(3, 11), (3, 10), (2, 7)])

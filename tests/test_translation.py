@@ -16,8 +16,6 @@ import collections
 import html
 import re
 import shutil
-import subprocess
-import sys
 from pathlib import Path
 
 import pytest
@@ -52,14 +50,10 @@ def test_every_scoped_entry_is_translated_and_not_fuzzy(catalogs, page):
 
 
 @pytest.fixture(scope="module")
-def sites(tmp_path_factory) -> dict[str, Path]:
-    """The English and the zh site, the pages not executed (the zh one in a process of its
-    own, as the book builds it: Sphinx keeps a process's catalogs)."""
-    out = tmp_path_factory.mktemp("sites")
-    assert i18n.build("html", out / "en", "en", execute=False) == 0
-    command = ["-m", "casebook.maintainer.tools.i18n", "html", "--out", str(out), "--not-executed"]
-    subprocess.run([sys.executable, *command], check=True, capture_output=True)
-    return {"en": out / "en", LANGUAGE: out / LANGUAGE}
+def sites(site, zh_site) -> dict[str, Path]:
+    """The English and the zh site (``tests/conftest.py``: built once per test run, shared
+    with the browser tests)."""
+    return {"en": site, LANGUAGE: zh_site}
 
 
 CARD = re.compile(r'<div class="[^"]*casebook-card[^"]*">.*?</details></div>', re.S)
