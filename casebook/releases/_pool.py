@@ -12,11 +12,12 @@ within a second of its being killed (the server watches its parent). Its socket 
 are in the process's own temporary folder (``casebook-servers-PID-…``), which the test
 command removes when a killed process left it (:func:`casebook.storage.leftovers`).
 
-Per process, not one pool per machine shared by every kernel and worker: the shared pool
-(locks, records, eviction, an idle clock and a command to list and stop its servers) made
-the test command 8 % faster (503 s against 548 s, one fresh run each on one 2-core machine,
-2026-11-29), less than the 10 % that would have paid for its 690 lines; page 3 alone ran in
-82 s with it and 76 s without.
+Per process, not one pool per machine shared by every kernel and worker (locks, records,
+eviction, an idle clock and a command to list and stop its servers: 690 lines). Measured
+on one 2-core machine, 2026-11-29, one fresh test command each, the shared pool was 8.9 %
+faster in a first pair (503 s against 548 s) and 14.4 % in a second (682 s against 780 s);
+page 3 alone ran in 82 s with it and 76 s without. Whether that pays for its lines is open
+(issue 50's line is 10 %).
 
 ``CASEBOOK_COLD_RUNS=1`` turns the servers off: every run then starts a fresh interpreter
 (slower, and the reference the servers are tested against).
