@@ -137,17 +137,29 @@ def test_the_shards_together_are_exactly_the_collection():
     assert len(set(sum(shards, []))) == len(whole)
 
 
-def test_a_dead_process_s_folders_are_leftovers_whatever_their_kind(tmp_path) -> None:
+def test_a_dead_process_s_folders_are_leftovers_whatever_their_kind(tmp_path, monkeypatch) -> None:
     """A kind of two words (``no-eras``, a page run with the era stacks withheld) is read as
-    a kind, not missed; the machine's pool folder (no pid) is never a leftover."""
+    a kind, not missed; a killed kernel's servers folder is one; the user's compilation
+    cache (no pid) never is. The next test command removes them, and only them."""
+    import tempfile
+
     from casebook import storage
+    from casebook.releases import _pool
 
     done = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
     )
     dead = int(done.stdout)
-    for name in (f"casebook-no-eras-{dead}-a", f"casebook-run-{dead}-b", "casebook-pool-0"):
+    dead_ones = [
+        f"casebook-no-eras-{dead}-a",
+        f"casebook-run-{dead}-b",
+        f"casebook-servers-{dead}-c",
+    ]
+    kept = ["casebook-pool-0", f"{_pool.COMPILE_CACHE}-{os.getuid()}"]
+    kept.append(f"casebook-run-{os.getpid()}-c")  # this process's: alive
+    for name in (*dead_ones, *kept):
         (tmp_path / name).mkdir()
-    (tmp_path / f"casebook-run-{os.getpid()}-c").mkdir()  # this process's: alive
-    found = [p.name for p in storage.leftovers(tmp_path)]
-    assert found == [f"casebook-no-eras-{dead}-a", f"casebook-run-{dead}-b"]
+    assert [p.name for p in storage.leftovers(tmp_path)] == dead_ones
+    monkeypatch.setattr(tempfile, "tempdir", str(tmp_path))
+    assert [p.name for p in suite.remove_killed_runs()] == dead_ones
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
