@@ -24,7 +24,6 @@ import pytest
 from casebook import releases as r, storage
 from casebook.releases import (
     _child as child,
-    _keys as keys,
     _manifest as manifest,
     _pool as pool,
     _runner as runner,
@@ -780,12 +779,12 @@ def test_compile_seconds_times_compiles_with_the_cache_off(tmp_path):
 
 def test_the_key_ignores_only_what_no_server_reads():
     base = {"PATH": "/bin", "JAX_PLATFORMS": "cpu", "PYTEST_XDIST_WORKER": "gw0"}
-    assert keys.key_of("py", base) == keys.key_of("py", {**base, "PYTEST_XDIST_WORKER": "gw1"})
-    assert keys.key_of("py", base) == keys.key_of("py", {**base, "JAX_ENABLE_X64": "1"})
-    assert keys.key_of("py", base) == keys.key_of("py", {**base, "CASEBOOK_COLD_RUNS": "0"})
-    assert keys.key_of("py", base) != keys.key_of("py", {**base, "JAX_PLATFORMS": ""})
-    assert keys.key_of("py", base) != keys.key_of("py", {**base, "PYTHONPATH": "/elsewhere"})
-    assert keys.key_of("py", base) != keys.key_of("other-python", base)
+    assert pool.key_of("py", base) == pool.key_of("py", {**base, "PYTEST_XDIST_WORKER": "gw1"})
+    assert pool.key_of("py", base) == pool.key_of("py", {**base, "JAX_ENABLE_X64": "1"})
+    assert pool.key_of("py", base) == pool.key_of("py", {**base, "CASEBOOK_COLD_RUNS": "0"})
+    assert pool.key_of("py", base) != pool.key_of("py", {**base, "JAX_PLATFORMS": ""})
+    assert pool.key_of("py", base) != pool.key_of("py", {**base, "PYTHONPATH": "/elsewhere"})
+    assert pool.key_of("py", base) != pool.key_of("other-python", base)
 
 
 def test_the_key_changes_when_a_package_is_installed_or_removed(tmp_path):
@@ -794,10 +793,10 @@ def test_the_key_changes_when_a_package_is_installed_or_removed(tmp_path):
     site_packages = tmp_path / "venv" / "lib" / "python3.13" / "site-packages"
     site_packages.mkdir(parents=True)
     python = str(tmp_path / "venv" / "bin" / "python")
-    before = keys.key_of(python, {})
+    before = pool.key_of(python, {})
     os.utime(site_packages, ns=(0, 1))  # as a new .dist-info folder would
-    assert keys.key_of(python, {}) != before
-    assert keys.key_of(sys.executable, {}) == keys.key_of(sys.executable, {})
+    assert pool.key_of(python, {}) != before
+    assert pool.key_of(sys.executable, {}) == pool.key_of(sys.executable, {})
 
 
 @pytest.mark.parametrize("how", ["stopped", "killed"])

@@ -20,8 +20,8 @@ first on its path and sends back a structured outcome. One module per concern:
 * :mod:`~casebook.releases.eras`: era stacks, the whole stack of the day an issue was
   reported, in a venv of its own (targets ``"era:optax-828"``);
 * ``_pool`` and ``_server``: the warm servers runs fork from, one per environment and
-  process, ended with it (``_keys`` says which runs share one); ``_cold``: a run in a
-  fresh interpreter instead;
+  process, ended with it (``_pool.key_of`` says which runs share one); ``_execute``: a
+  run asked of a server, or in a fresh interpreter instead;
 * ``casebook.releases.errors``: the errors, all :class:`ReleaseError` (or, for a
   failed expectation, :class:`ExpectationError`).
 

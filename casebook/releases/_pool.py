@@ -6,18 +6,22 @@ program in a fresh interpreter (``cold``) or, as a rule, in a forked child of th
 first on the path, CPU only or not, and the modules to preload (jax and the release's
 package). A server starts the first time its process (a kernel, a test worker) asks for its
 environment (a second or two: the imports), then answers that process's runs in a few
-hundredths of a second. It is the process's child, in a session of its own (a kernel's
+hundredths of a second. Two runs share a server when they agree on everything it fixes at
+start-up (:func:`key_of`): the interpreter, what is installed in it, the environment less
+the variables that differ between a run's processes, and casebook's own source. It is the
+process's child, in a session of its own (a kernel's
 interrupt is not its), and it ends with the process: at its exit (:func:`shutdown`), or
 within a second of its being killed (the server watches its parent). Its socket and its log
 are in the process's own temporary folder (``casebook-servers-PID-…``), which the test
 command removes when a killed process left it (:func:`casebook.storage.leftovers`).
 
 Per process, not one pool per machine shared by every kernel and worker (locks, records,
-eviction, an idle clock and a command to list and stop its servers: 690 lines). Measured
-on one 2-core machine, 2026-11-29, one fresh test command each, the shared pool was 8.9 %
-faster in a first pair (503 s against 548 s) and 14.4 % in a second (682 s against 780 s);
-page 3 alone ran in 82 s with it and 76 s without. Whether that pays for its lines is open
-(issue 50's line is 10 %).
+eviction, an idle clock and a command to list and stop its servers: 690 lines). Issue 50
+set the line: keep the simpler design unless the other wins by more than 10 % on the test
+command. Measured on one 2-core machine, one fresh test command each, the shared pool was
+faster by 8.9 %, 14.4 % and 7.1 % in three pairs (the last, 2026-11-29: 722 s against
+773 s, calibration 0.86 and 0.87 s); the median, 8.9 %, is under the line. Page 3 alone
+ran in 82 s with it and 76 s without.
 
 ``CASEBOOK_COLD_RUNS=1`` turns the servers off: every run then starts a fresh interpreter
 (slower, and the reference the servers are tested against).
@@ -28,10 +32,15 @@ from __future__ import annotations
 import atexit
 import collections
 import contextlib
+import functools
+import hashlib
 import json
 import os
+import re
 import select
+import site
 import subprocess
+import sys
 import tempfile
 import threading
 import time
@@ -40,9 +49,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from casebook import storage
-from casebook.releases._cold import Finished, cold_run
-from casebook.releases._keys import key_of
-from casebook.releases._request import NotStarted, warm_run
+from casebook.project import PACKAGE
+from casebook.releases._execute import Finished, NotStarted, cold_run, warm_run
 from casebook.releases.errors import RunCrashed
 
 MAX_SERVERS = 16
@@ -80,6 +88,53 @@ def shared_compile_cache() -> Path:
     (:func:`casebook.releases._server.use_compile_cache`)."""
     default = Path(tempfile.gettempdir()) / f"{COMPILE_CACHE}-{os.getuid()}"
     return Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or default)
+
+
+# ------------------------------------------------- which runs share a server (its key)
+
+PER_PROCESS = re.compile(
+    r"^(JAX_ENABLE_X64|PYTEST_.*|JPY_.*|PYDEVD_.*|MPLBACKEND|CLICOLOR.*|FORCE_COLOR|PAGER"
+    r"|GIT_PAGER|TERM|COLUMNS|LINES)$"
+)
+"""Variables that differ between the processes of one run (a test worker and its kernels:
+pytest's and Jupyter's own, colour and paging) without touching what jax or a release
+does; x64 is set per run."""
+
+SERVER_IGNORES = re.compile(f"{PER_PROCESS.pattern}|^CASEBOOK_.*$")
+"""Variables left out of a server's key: :data:`PER_PROCESS`, and casebook's own, which
+the parent reads, never a server at start-up. Each run still sees them all: it gets its
+kernel's whole environment."""
+
+
+@functools.cache
+def source_digest() -> str:
+    """casebook's own source as a server would load it (names, sizes, mtimes): a server
+    started before an edit must not serve the edited code."""
+    h = hashlib.sha256()
+    for path in sorted(PACKAGE.rglob("*.py")):
+        st = path.stat()
+        h.update(f"{path.relative_to(PACKAGE)} {st.st_size} {st.st_mtime_ns}\n".encode())
+    return h.hexdigest()
+
+
+def installed_stamp(python: str) -> list[tuple[str, int]]:
+    """The modification times of the interpreter's site-packages folders (its venv's, and
+    this process's own when it is the same interpreter): installing, upgrading or
+    removing a package adds or removes a ``.dist-info`` there, so a server started
+    before ``pip install -U optax`` never serves the runs after it."""
+    folders = set(Path(python).parent.parent.glob("lib/python3*/site-packages"))
+    if python == sys.executable:
+        folders.update(Path(p) for p in site.getsitepackages() if Path(p).is_dir())
+    return [(str(f), f.stat().st_mtime_ns) for f in sorted(folders)]
+
+
+def key_of(python: str, env: Mapping[str, str]) -> str:
+    """The name of an environment's server (its socket's): a digest of the interpreter, what is
+    installed in it (:func:`installed_stamp`), the environment less
+    :data:`SERVER_IGNORES`, and casebook's source."""
+    fixed = sorted((k, v) for k, v in env.items() if not SERVER_IGNORES.match(k))
+    text = json.dumps([python, installed_stamp(python), fixed, source_digest()])
+    return hashlib.sha256(text.encode()).hexdigest()[:16]
 
 
 @dataclass
@@ -257,24 +312,24 @@ def run(
     this environment (started if needed; with ``compile_cache``, sharing
     :func:`shared_compile_cache`), or in a fresh interpreter when ``cold`` or
     ``CASEBOOK_COLD_RUNS=1``. The child's stdout and stderr land in ``directory``."""
-    if cold or not enabled():
-        env = {**environment, **({"JAX_ENABLE_X64": "1"} if x64 else {})}
-        return cold_run(python, argv, env, timeout=timeout, label=label, directory=directory)
-    gone = ""
-    for _ in range(ATTEMPTS):
-        server = server_for(python, environment, preload)
-        try:
-            return warm_run(
-                server.socket_path,
-                argv,
-                env=environment,
-                packages=packages,
-                x64=x64,
-                directory=directory,
-                timeout=timeout,
-                label=label,
-                compile_cache=shared_compile_cache() if compile_cache else None,
-            )
-        except NotStarted as error:
-            gone = f"{error}; see {server.log}"
-    raise RunCrashed(f"[{label}] {ATTEMPTS} warm servers ended before the run began ({gone})")
+    if not cold and enabled():
+        gone = ""
+        for _ in range(ATTEMPTS):
+            server = server_for(python, environment, preload)
+            try:
+                return warm_run(
+                    server.socket_path,
+                    argv,
+                    env=environment,
+                    packages=packages,
+                    x64=x64,
+                    directory=directory,
+                    timeout=timeout,
+                    label=label,
+                    compile_cache=shared_compile_cache() if compile_cache else None,
+                )
+            except NotStarted as error:
+                gone = f"{error}; see {server.log}"
+        raise RunCrashed(f"[{label}] {ATTEMPTS} warm servers ended before the run began ({gone})")
+    env = {**environment, **({"JAX_ENABLE_X64": "1"} if x64 else {})}
+    return cold_run(python, argv, env, timeout=timeout, label=label, directory=directory)
