@@ -12,6 +12,8 @@ from pathlib import Path
 
 import pytest
 
+from casebook.maintainer.tools import testrecord
+
 ROOT = Path(__file__).resolve().parent.parent
 
 
@@ -52,26 +54,38 @@ def _built_and_fresh(site: Path, inputs: tuple[str, ...]) -> bool:
     return search.exists() and search.stat().st_mtime > _newest([ROOT / p for p in inputs])
 
 
+KEPT_SITES = ROOT / "_build" / "test-sites"
+"""Where the sites the tests build are kept between test runs
+(:func:`casebook.maintainer.tools.testrecord.kept_folder`): one page edited, Sphinx reads
+only it again (the English site in 9 s, not 24; the zh site in 8 s, not 53)."""
+
+
 def _once(factory: pytest.TempPathFactory, name: str, build: Callable[[Path], Path]) -> Path:
-    """``build(folder)``, done once per test run whichever worker asks first: the others
-    wait on a lock in the run's temporary root (which pytest-xdist's workers share), then
-    take what it built. A failed build leaves nothing, so the next to ask builds again."""
+    """``build(folder)`` in the site's kept folder (:data:`KEPT_SITES`), done once per
+    test run whichever worker asks first: the others wait on a lock in the run's temporary
+    root (which pytest-xdist's workers share), then take what it built. A failed build
+    leaves no record, so the next to ask builds again."""
     base = factory.getbasetemp()
     root = base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
-    folder, done = root / f"site-{name}", root / f"site-{name}.done"
+    done = root / f"site-{name}.done"
     with open(root / f"site-{name}.lock", "a") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not done.exists():
-            shutil.rmtree(folder, ignore_errors=True)
-            folder.mkdir()
-            done.write_text(str(build(folder)))
+            folder = testrecord.kept_folder(ROOT, KEPT_SITES / name)
+            built = build(folder)
+            testrecord.keep(ROOT, folder)
+            done.write_text(str(built))
         return Path(done.read_text())
 
 
 def _english(out: Path) -> Path:
-    """The book's HTML, its pages not executed, in ``out``."""
+    """The book's HTML, its pages not executed, in ``out``: its sources copied with their
+    modification times (so Sphinx's own ``_build`` there, kept, reads only what changed)."""
     src = out / "src"
-    src.mkdir(parents=True)
+    for old in src.glob("*") if src.exists() else ():
+        if old.name != "_build":
+            shutil.rmtree(old) if old.is_dir() else old.unlink()
+    src.mkdir(parents=True, exist_ok=True)
     for name in SITE_INPUTS[:2]:
         shutil.copy(ROOT / name, src / name)
     skip = shutil.ignore_patterns("*.md", "measurements")

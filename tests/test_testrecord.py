@@ -69,6 +69,30 @@ def test_a_later_run_adds_its_passes_and_drops_its_failures(checkout):
     assert _held(checkout) == {"t::b", "t::c"}
 
 
+def test_a_kept_site_is_emptied_when_more_than_the_pages_text_changed(checkout, monkeypatch):
+    site = checkout / "_build" / "site"
+
+    def build() -> None:
+        testrecord.checkout_digests.cache_clear()
+        (testrecord.kept_folder(checkout, site) / "page.html").touch()
+        testrecord.keep(checkout, site)
+
+    def kept() -> bool:
+        testrecord.checkout_digests.cache_clear()
+        return (testrecord.kept_folder(checkout, site) / "page.html").exists()
+
+    build()
+    (checkout / "notebooks" / "01-a.ipynb").write_text('{"edited": 1}\n')
+    assert kept()  # a page edited: Sphinx reads it again itself
+    assert not kept()  # asked again without a build recorded (it failed): emptied
+    build()
+    (checkout / "module.py").write_text("x = 2\n")
+    assert not kept()
+    build()
+    monkeypatch.setenv("CASEBOOK_FRESH", "1")
+    assert not kept()
+
+
 def test_a_record_of_the_older_format_is_no_record(checkout):
     (checkout / "_build").mkdir()
     (checkout / "_build" / testrecord.RECORD).write_text('{"inputs": "x", "passed": ["t::a"]}')

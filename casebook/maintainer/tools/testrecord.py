@@ -28,6 +28,7 @@ import datetime
 import functools
 import hashlib
 import json
+import shutil
 import subprocess
 from pathlib import Path, PurePosixPath
 
@@ -128,3 +129,26 @@ def record(root: Path, passed: dict[str, str], failed: set[str], build: Path | N
         held.pop(nodeid, None)
     build.mkdir(parents=True, exist_ok=True)
     (build / RECORD).write_text(json.dumps({"passed": held}, indent=1, sort_keys=True) + "\n")
+
+
+def kept_folder(root: Path, folder: Path) -> Path:
+    """``folder`` (a site the tests build, kept between test runs so that Sphinx reads
+    again only the pages whose files changed), emptied first unless it was built on the
+    checkout as it is now but for the pages' text (the :data:`NOT_PAGES` key: the config,
+    the Sphinx extensions, casebook's sources, the stack; Sphinx would not see an edit to
+    an extension). Always emptied under :func:`buildcache.fresh` and outside a git
+    checkout. :func:`keep` records it, once built."""
+    stamp = folder.with_name(folder.name + ".key")
+    key = None if buildcache.fresh() else (checkout_digests(root) or {}).get(NOT_PAGES)
+    if key is None or not stamp.exists() or stamp.read_text() != key:
+        shutil.rmtree(folder, ignore_errors=True)
+    stamp.unlink(missing_ok=True)  # a build that fails leaves it unrecorded
+    folder.mkdir(parents=True, exist_ok=True)
+    return folder
+
+
+def keep(root: Path, folder: Path) -> None:
+    """Record ``folder``, just built, under the checkout's :data:`NOT_PAGES` key."""
+    key = None if buildcache.fresh() else (checkout_digests(root) or {}).get(NOT_PAGES)
+    if key is not None:
+        folder.with_name(folder.name + ".key").write_text(key)
