@@ -2,7 +2,7 @@
 
 A case is data. Its folder (``casebook/cases/optax_828/``) holds ``case.toml``: the issue
 and the era, the card (``[card]``: why, still open), every wording the book asserts (``[[message]]``, each
-run on its stack by ``tests/test_errors.py``), the status board's rows
+run on its stack by ``tests/test_messages.py``), the status board's rows
 (``[[trigger]]``), the set-ups the lessons page checks (``[[check]]``), the workshop block
 (``[workshop]``) and what each exercise's correct answer prints (``[answers]``). Its
 programs are files of ``scripts/``, run as they are: ``wrong.py`` and ``fix.py`` are the card's
@@ -110,7 +110,7 @@ class Message:
     """One wording of an error the book asserts, verbatim, and where it appears.
 
     The Errors page (``book/errors.md``), ``python3 -m casebook explain`` and the IPython
-    extension (``%load_ext casebook``) all read these; ``tests/test_errors.py`` runs each
+    extension (``%load_ext casebook``) all read these; ``tests/test_messages.py`` runs each
     ``code`` on its ``stack`` and checks that it prints ``text``.
 
     ``text`` is the message as printed (its first lines, whole), with hexadecimal

@@ -6,8 +6,9 @@ came through, and links to the case's proof and fix. The page is written from th
 registry's :class:`~casebook.cases.Message` entries, the same data ``python3 -m casebook
 explain`` reads, grouped by the family of the lessons page each case belongs to (its
 ``[[signature]]``'s family), each group opening with the family's patterns in words, the
-ones ``explain`` matches a wording of the reader's own by (``casebook/check/families.toml``); ``tests/test_errors.py`` runs each message's code on its stack and checks
-that it prints the text the page shows, and that the page is in sync.
+ones ``explain`` matches a wording of the reader's own by (``casebook/check/families.toml``);
+``tests/test_messages.py`` runs each message's code on its stack and checks that it
+prints the text the page shows, and ``tests/test_errors.py`` that the page is in sync.
 
 ``python3 -m casebook sync`` writes the page (:func:`page_text`).
 """
@@ -54,7 +55,7 @@ frames of your traceback and the names in your optimizer's state) when your word
 below word for word, and answers with the family's case or finding, why it matched and the
 `check_optimizer` call to run next.
 
-Each message below is produced by running its code on its stack (`tests/test_errors.py`),
+Each message below is produced by running its code on its stack (`tests/test_messages.py`),
 so a wording that changes fails the book's tests before this page can go stale.
 
 ## No message: what you see instead

@@ -90,7 +90,7 @@ def build(builder: str, out: Path, language: str = "en", execute: bool = True) -
         noconfig=True,
         path_config=str(ROOT / "_config.yml"),
         confoverrides=overrides,
-        doctreedir=(build_dir if out.is_relative_to(build_dir) else out.parent)
+        doctreedir=(build_dir if out.is_relative_to(build_dir / "html") else out.parent)
         / f".doctrees-{builder}-{language}",
         builder=builder,
         warningiserror=execute,  # a page not executed warns of its glue
