@@ -2,11 +2,11 @@
 
 Each page runs once, serially, in a fresh kernel (the book's executor, errors allowed: a
 failing cell is timed too and the page goes on); a cell's seconds are nbclient's own record
-of its run (``record_timing``, :func:`casebook.maintainer.tools.executor.window_of`). All pages share
-one pool of warm release servers, which ends with the profile. A cell's time is put in one
+of its run (``record_timing``, :func:`casebook.maintainer.tools.executor.window_of`). Each page's
+kernel starts its own warm release servers, which end with it. A cell's time is put in one
 kind, read from its code: the set-up and imports, runs in an era stack, runs on historical
-releases (warm, forked from a server, or a server's start: the pool logs each start, with
-its time, under ``CASEBOOK_POOL_LOG``, and a start within a cell's run is split off it),
+releases (warm, forked from a server, or a server's start: each start is logged, with its
+time, under ``CASEBOOK_POOL_LOG``, and a start within a cell's run is split off it),
 benchmarks (cells tagged ``benchmark``), traces and jaxpr printing, and the rest. The
 kernel's own start is the page's wall time less its cells'. It prints one table of pages
 by kind and the slowest cells of all, which say what to make faster first.
@@ -94,7 +94,7 @@ class PageProfile:
 def profile_page(path: Path, timeout: int = 900) -> PageProfile:
     """Run ``path`` in a fresh kernel (:func:`casebook.maintainer.tools.executor.execute`, errors
     allowed) and put each cell's recorded seconds in its kind."""
-    with storage.owned_tempdir("profile") as logs:  # the pool's start log
+    with storage.owned_tempdir("profile") as logs:  # the servers' start log
         log = Path(logs) / "pool.jsonl"
         os.environ[POOL_LOG_ENV] = str(log)
         run = executor.execute(path, timeout=timeout, allow_errors=True)
@@ -137,7 +137,7 @@ def _slowest(profiles: list[PageProfile], n: int) -> Table:
 
 def main(pages: list[str], top: int = 10) -> int:
     """Profile ``pages`` (``.ipynb`` files, relative to the repository) and print both
-    tables; ``bench --profile`` calls it, inside the bench's own pool of servers."""
+    tables (``bench --profile``)."""
     from casebook.project import ROOT
 
     profiles = []
