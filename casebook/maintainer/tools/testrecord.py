@@ -148,7 +148,8 @@ def kept_folder(root: Path, folder: Path) -> Path:
 
 
 def keep(root: Path, folder: Path) -> None:
-    """Record ``folder``, just built, under the checkout's :data:`NOT_PAGES` key."""
-    key = None if buildcache.fresh() else (checkout_digests(root) or {}).get(NOT_PAGES)
+    """Record ``folder``, just built, under the checkout's :data:`NOT_PAGES` key (a fresh
+    run's build too: it is what a later run may start from)."""
+    key = (checkout_digests(root) or {}).get(NOT_PAGES)
     if key is not None:
         folder.with_name(folder.name + ".key").write_text(key)
