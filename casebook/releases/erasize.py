@@ -1,7 +1,7 @@
 """Each era's download size, measured by uv when the era is locked, and kept as data.
 
 Where a page builds its era on first use (Colab), it says first how much that downloads
-(:func:`casebook.releases.eras.ensure`). That figure is not worked out at run time, which
+(:func:`casebook.releases._envs.ensure`). That figure is not worked out at run time, which
 would mean choosing each pin's wheel as an installer does: uv measures it here, once, from
 the resolution that wrote the lock. ``uv pip compile --format pylock.toml`` for the era's
 Python on Linux x86_64 (the platform the lock is for) names the one wheel of each pin uv
@@ -27,7 +27,7 @@ import tomllib
 from pathlib import Path
 
 from casebook import storage
-from casebook.releases import eras
+from casebook.releases import _envs, eras
 from casebook.releases.errors import ReleaseError
 
 PLATFORM = "x86_64-manylinux_2_28"
@@ -84,7 +84,7 @@ def _pylock(era: eras.Era) -> str:
     """uv's ``pylock.toml`` for the era: its lock's requirements (the ``.in`` its header
     names), resolved as that lock was, for :data:`PLATFORM`."""
     found = _REQUIREMENTS.search(era.lock.read_text())
-    uv = eras.uv()
+    uv = _envs.uv()
     if not found or not uv:
         raise ReleaseError(f"{era.lock}: no `(KEY.in: ...; uv ...)` header line, or no uv")
     with tempfile.TemporaryDirectory() as tmp:
