@@ -51,10 +51,6 @@ def _wheel(dirpath: Path, version: str, body: str, requires: str = "") -> Path:
     return path
 
 
-def _quiet(_: str) -> None:
-    pass
-
-
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
     """Two fake releases in a find-links dir, a manifest for them, and their environments."""
@@ -91,7 +87,7 @@ def world(tmp_path_factory):
     mp.setenv("CASEBOOK_MANIFEST", str(manifest_path))
     mp.setenv("UV_FIND_LINKS", str(index))
     for spec in ("fakepkg==1.0", "fakepkg==2.0"):
-        envs.ensure(targets.environment(spec), log=_quiet, online=False)
+        envs.ensure(targets.environment(spec), log=lambda _: None, online=False)
     yield {"root": root, "index": index, "cache": cache, "manifest": manifest_path}
     mp.undo()
 
@@ -310,7 +306,7 @@ def _plant_in_the_environment(tmp_path, monkeypatch, target, directory):
     cache of the test's own) that puts ``directory`` first on ``sys.path``, as a stray
     editable install would."""
     monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "cache"))
-    python = envs.ensure(targets.environment(target), log=_quiet, online=False)
+    python = envs.ensure(targets.environment(target), log=lambda _: None, online=False)
     site = envs.site_packages(python.parent.parent)
     (site / "zz-stray.pth").write_text(f"import sys; sys.path.insert(0, {str(directory)!r})\n")
 

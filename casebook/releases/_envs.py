@@ -354,7 +354,9 @@ def _build(env: Env, base: str, venv: Path, say: Callable[[str], None] | None) -
         subprocess.run([venv / "bin" / "python", "-c", COMPILE], check=True)
 
 
-def _install(uv_path: str, env: Env, venv: Path, pins: str, say: Callable[[str], None] | None):
+def _install(
+    uv_path: str, env: Env, venv: Path, pins: str, say: Callable[[str], None] | None
+) -> None:
     """Install ``pins`` into ``venv`` (:func:`install_command`), online where ``say`` is
     given, which receives uv's lines as uv prints them."""
     (venv / PINS).write_text(pins)
@@ -374,9 +376,9 @@ def normal(name: str) -> str:
     return re.sub(r"[-_.]+", "-", name).lower()
 
 
-def required(dist: importlib.metadata.Distribution) -> list[str]:
-    """The names of what ``dist`` requires outside its extras."""
-    found = (r for r in dist.requires or () if "extra" not in r.partition(";")[2])
+def required(dist: importlib.metadata.Distribution, extras: bool = False) -> list[str]:
+    """The names of what ``dist`` requires (outside its extras, unless ``extras``)."""
+    found = (r for r in dist.requires or () if extras or "extra" not in r.partition(";")[2])
     return [normal(re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0]) for r in found]
 
 

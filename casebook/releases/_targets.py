@@ -109,11 +109,11 @@ def stack(roots: tuple[str, ...] = REPORTED) -> dict[str, str]:
     outside their extras: each pinned at its installed version with the hashes of the lock
     that pins it (a clone's ``requirements.txt`` or ``requirements-gpu.txt``; an installed
     ``casebook`` has no lock, and its pins go unhashed). By default, today's stack: what a
-    run reports (``REPORTED``) and jax's plugins (a GPU set-up's)."""
-    todo = list(roots)
-    if roots == REPORTED:
-        plugins = importlib.metadata.entry_points(group="jax_plugins")
-        todo += [ep.dist.name for ep in plugins if ep.dist is not None]
+    run reports (``REPORTED``) and jax's plugins (a GPU set-up's, with the CUDA libraries
+    their extras bring)."""
+    entry_points = importlib.metadata.entry_points(group="jax_plugins")
+    plugins = {_envs.normal(ep.dist.name) for ep in entry_points if ep.dist is not None}
+    todo = [*roots, *(plugins if roots == REPORTED else ())]
     hashes = _lock_hashes()
     pins: dict[str, str] = {}
     while todo:
@@ -125,7 +125,7 @@ def stack(roots: tuple[str, ...] = REPORTED) -> dict[str, str]:
         if name not in pins:
             pin = f"{name}=={dist.version}"
             pins[name] = " ".join([pin, *hashes.get(pin, ())])
-            todo += _envs.required(dist)
+            todo += _envs.required(dist, extras=name in plugins)
     return dict(sorted(pins.items()))
 
 
