@@ -24,7 +24,6 @@ from __future__ import annotations
 
 import dataclasses
 import hashlib
-import importlib.metadata
 import importlib.util
 import json
 import os
@@ -98,9 +97,9 @@ class Env:
     messages name it), the Python version, the requirement text uv installs, where its pins
     are written (``source``, for messages), what it downloads (``size``, said before it
     does), the one-line patches applied to it after, the one package it changes in today's
-    stack (``package``; None for an era, a whole stack of its own), and what pins the
-    requirements of its packages that its set lacks (``complete``: a release may need a
-    package today's does not)."""
+    stack (``package``; None for an era, a whole stack of its own), and what, given the
+    installed site-packages, pins what its packages require and its set lacks
+    (``complete``: a release may need a package today's stack does not)."""
 
     name: str
     python: str
@@ -109,7 +108,7 @@ class Env:
     size: str = "its wheels"
     patches: tuple[Patch, ...] = ()
     package: str | None = None
-    complete: Callable[[set[str]], str] | None = dataclasses.field(default=None, compare=False)
+    complete: Callable[[Path], str] | None = dataclasses.field(default=None, compare=False)
 
     @property
     def key(self) -> str:
@@ -343,7 +342,7 @@ def _build(env: Env, base: str, venv: Path, say: Callable[[str], None] | None) -
     subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
     _install(uv_path, env, venv, env.requirements, say)
     site = site_packages(venv)
-    more = env.complete(unmet(site)) if env.complete else ""
+    more = env.complete(site) if env.complete else ""
     if more:
         _install(uv_path, env, venv, env.requirements + more, say)
     for patch in env.patches:
@@ -369,23 +368,6 @@ def _install(
             say(f"  uv: {line.rstrip()}")
     if proc.wait() != 0:
         _raise_install_error(env, "".join(lines), online=say is not None)
-
-
-def normal(name: str) -> str:
-    """A distribution's name as uv and locks write it (PEP 503)."""
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
-def required(dist: importlib.metadata.Distribution, extras: bool = False) -> list[str]:
-    """The names of what ``dist`` requires (outside its extras, unless ``extras``)."""
-    found = (r for r in dist.requires or () if extras or "extra" not in r.partition(";")[2])
-    return [normal(re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0]) for r in found]
-
-
-def unmet(site: Path) -> set[str]:
-    """What the distributions in ``site`` require that is not there."""
-    dists = list(importlib.metadata.distributions(path=[str(site)]))
-    return {n for d in dists for n in required(d)} - {normal(d.name) for d in dists}
 
 
 def _raise_install_error(env: Env, output: str, *, online: bool) -> None:

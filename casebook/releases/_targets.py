@@ -91,6 +91,17 @@ def resolve(spec: str, manifest: Mapping[str, Release] | None = None) -> Release
     return manifest[key]
 
 
+def normal(name: str) -> str:
+    """A distribution's name as uv and locks write it (PEP 503)."""
+    return re.sub(r"[-_.]+", "-", name).lower()
+
+
+def _required(dist: importlib.metadata.Distribution, extras: bool = False) -> list[str]:
+    """The names of what ``dist`` requires (outside its extras, unless ``extras``)."""
+    found = (r for r in dist.requires or () if extras or "extra" not in r.partition(";")[2])
+    return [normal(re.split(r"[\s;<>=!~\[(]", r, maxsplit=1)[0]) for r in found]
+
+
 def _lock_hashes() -> dict[str, list[str]]:
     """``{"name==version": ["--hash=sha256:...", ...]}`` of the clone's locks (none in an
     installed ``casebook``)."""
@@ -99,7 +110,7 @@ def _lock_hashes() -> dict[str, list[str]]:
         for block in re.split(r"\n(?=\S)", lock.read_text() if lock.exists() else ""):
             head = re.match(r"([A-Za-z0-9_.-]+)==([^\s;\\]+)", block)
             if head:
-                found[f"{_envs.normal(head[1])}=={head[2]}"] = re.findall(r"--hash=\S+", block)
+                found[f"{normal(head[1])}=={head[2]}"] = re.findall(r"--hash=\S+", block)
     return found
 
 
@@ -112,12 +123,12 @@ def stack(roots: tuple[str, ...] = REPORTED) -> dict[str, str]:
     run reports (``REPORTED``) and jax's plugins (a GPU set-up's, with the CUDA libraries
     their extras bring)."""
     entry_points = importlib.metadata.entry_points(group="jax_plugins")
-    plugins = {_envs.normal(ep.dist.name) for ep in entry_points if ep.dist is not None}
+    plugins = {normal(ep.dist.name) for ep in entry_points if ep.dist is not None}
     todo = [*roots, *(plugins if roots == REPORTED else ())]
     hashes = _lock_hashes()
     pins: dict[str, str] = {}
     while todo:
-        name = _envs.normal(todo.pop())
+        name = normal(todo.pop())
         try:
             dist = importlib.metadata.distribution(name)
         except importlib.metadata.PackageNotFoundError:
@@ -125,20 +136,22 @@ def stack(roots: tuple[str, ...] = REPORTED) -> dict[str, str]:
         if name not in pins:
             pin = f"{name}=={dist.version}"
             pins[name] = " ".join([pin, *hashes.get(pin, ())])
-            todo += _envs.required(dist, extras=name in plugins)
+            todo += _required(dist, extras=name in plugins)
     return dict(sorted(pins.items()))
 
 
 def requirements(rel: Release) -> str:
     """The requirement set of a run on ``rel``: today's :func:`stack`, the release's pin and
     the manifest's hash in place of its package's."""
-    pins = {**stack(), _envs.normal(rel.package): f"{rel.spec} --hash=sha256:{rel.sha256}"}
+    pins = {**stack(), normal(rel.package): f"{rel.spec} --hash=sha256:{rel.sha256}"}
     return "".join(f"{pin}\n" for pin in pins.values())
 
 
-def _completion(missing: set[str]) -> str:
-    """The pins of what a release requires and today's stack lacks (optax 0.2.3 needs
-    etils), as this interpreter has them."""
+def _completion(site: Path) -> str:
+    """The pins of what the distributions in ``site`` require and lack (optax 0.2.3 needs
+    etils, which today's stack does not), as this interpreter has them."""
+    dists = list(importlib.metadata.distributions(path=[str(site)]))
+    missing = {n for d in dists for n in _required(d)} - {normal(d.name) for d in dists}
     return "".join(f"{pin}\n" for pin in stack(tuple(sorted(missing))).values())
 
 
@@ -304,7 +317,8 @@ def source_file(target: Target, relative: str) -> Path:
     e.g. ``optax/_src/wrappers.py``, the environment built first if it is missing."""
     if target == CURRENT:
         raise ReleaseError("source_file() needs a release or a patched release, not 'current'")
-    path = _envs.place(environment(target)).homes["jax"] / relative
+    python = _envs.ensure(environment(target))
+    path = _envs.site_packages(python.parent.parent) / relative
     if not path.exists():
         raise FileNotFoundError(f"{relative} is not in {target}")
     return path

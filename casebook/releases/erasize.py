@@ -28,6 +28,7 @@ from pathlib import Path
 
 from casebook import storage
 from casebook.releases import _envs, eras
+from casebook.releases._targets import normal
 from casebook.releases.errors import ReleaseError
 
 PLATFORM = "x86_64-manylinux_2_28"
@@ -46,14 +47,10 @@ class Download:
     bytes: int
 
 
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def pins(lock: str) -> dict[str, tuple[str, frozenset[str]]]:
     """``{name: (version, sha256s)}`` of the hashed pins of a lock's text."""
     return {
-        _normal(name): (version, frozenset(re.findall(r"sha256:(\w+)", hashes)))
+        normal(name): (version, frozenset(re.findall(r"sha256:(\w+)", hashes)))
         for name, version, hashes in _PIN.findall(lock)
     }
 
@@ -65,7 +62,7 @@ def measure(pylock: str, lock: str) -> Download:
     pinned = pins(lock)
     sizes: dict[str, int] = {}
     for package in tomllib.loads(pylock)["packages"]:
-        name, wheels = _normal(package["name"]), package.get("wheels", [])
+        name, wheels = normal(package["name"]), package.get("wheels", [])
         if len(wheels) != 1:
             raise ReleaseError(f"{name}: uv names {len(wheels)} wheels for {PLATFORM}, not 1")
         version, hashes = pinned.get(name, ("", frozenset()))
