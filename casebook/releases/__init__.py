@@ -38,7 +38,6 @@ from typing import Any
 from casebook.releases import _targets
 from casebook.releases._envs import (
     REPO_ROOT as REPO_ROOT,
-    SETUP_COMMAND as SETUP_COMMAND,
     cache_dir as cache_dir,
     running_from_checkout as running_from_checkout,
 )
@@ -56,10 +55,8 @@ from casebook.releases._targets import (
     MANIFEST as MANIFEST,
     Patch,
     PatchedRelease,
-    Release as Release,
     Target as Target,
     load_manifest as load_manifest,
-    parse_spec as parse_spec,
     patched,
     resolve as resolve,
     source_file,

@@ -10,7 +10,7 @@ an era's its case's ``era.txt``. :func:`ensure` builds each, on first use, one w
 in ``<cache>/envs/NAME-KEY``, ``KEY`` the digest of what it is built from: another set is
 another folder, so nothing built goes stale. uv checks each wheel's hash and keeps it in its
 cache, shared by every environment and clone (today's stack is there after set-up, so a
-release's environment builds offline in about two seconds). Where it may download (the
+release's environment builds offline in about a second). Where it may download (the
 set-up, :func:`ensure_all`; a page in Colab, :func:`on_demand`) what it downloads is said
 first; anywhere else uv runs ``--offline``, so an environment whose wheels are not cached
 fails at once, naming ``python3 -m casebook setup``. A build happens in a scratch folder,
