@@ -3,7 +3,7 @@
 Read, run and write cases:
 
   setup [--lock]     the whole environment, idempotently: .venv from the hashed lock,
-                     casebook (editable), the historical wheels and era stacks, then the
+                     casebook (editable), the releases' and eras' environments, then the
                      device jax runs on. --lock first re-locks requirements*.txt from
                      pyproject.toml (the newest releases)
   test [--fresh] [--shard K/N] [--latest|--colab-sim|--corpus] [PATH ...]
@@ -44,7 +44,7 @@ only the standard library, so the commands run on a fresh machine that has nothi
 Python, and explain themselves on an old one.
 
 An installed ``casebook`` (``pip install casebook``) has the reader's part: explain, and
-setup (the historical wheels). The rest needs a clone (``pyproject.toml`` leaves
+setup (the releases' and eras' environments). The rest needs a clone (``pyproject.toml`` leaves
 ``casebook.maintainer.tools`` and the maintainer's folders out of the wheel): asked for it, it says
 in one line how to get one, and exits with 2.
 """

@@ -3,8 +3,8 @@
 A record, a stamp or a cache entry that a killed process or a full disk leaves half
 written is worse than none: the next run would trust it. Everything the book stores goes
 through :func:`write_text` (a file) or is built in a scratch directory and renamed into
-place (a directory; see :mod:`casebook.releases._manifest` and
-:mod:`casebook.releases.eras`), so a fault leaves the old file, or nothing, behind.
+place (a directory; see :mod:`casebook.releases._envs`), so a fault leaves the old file,
+or nothing, behind.
 Temporary folders follow the same rule: :func:`owned_tempdir` names each after its process,
 so that :func:`leftovers` finds those a killed process could not remove.
 Standard library only.

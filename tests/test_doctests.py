@@ -22,8 +22,8 @@ READS_PAGES = False
 
 FLAGS = doctest.ELLIPSIS | doctest.NORMALIZE_WHITESPACE
 
-#: Modules whose examples use fetched historical releases (``python3 -m casebook setup``).
-NEEDS_RELEASES = {"casebook.releases._patches": ("optax==0.1.9",)}
+#: Modules whose examples use historical releases' environments (``python3 -m casebook setup``).
+NEEDS_RELEASES = {"casebook.releases._targets": ("optax==0.1.9",)}
 
 MODULES = sorted(
     info.name
@@ -46,7 +46,7 @@ def _import(name: str):
 def _skip_without_releases(name: str) -> None:
     for spec in NEEDS_RELEASES.get(name, ()):
         try:
-            releases.locate(spec)
+            releases.source_file(spec, "")
         except releases.ReleaseError:
             pytest.skip(f"{name}'s examples need {spec}: run `python3 -m casebook setup`")
 

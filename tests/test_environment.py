@@ -82,8 +82,8 @@ def test_installed_casebook_uses_the_per_user_cache(monkeypatch, tmp_path):
     monkeypatch.delenv("CASEBOOK_CACHE", raising=False)
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     assert releases.cache_dir() == releases.REPO_ROOT / ".casebook-cache"
-    # the cache functions live in casebook.releases._manifest and read its REPO_ROOT
-    monkeypatch.setattr(releases._manifest, "REPO_ROOT", tmp_path / "site-packages")
+    # the cache functions live in casebook.releases._envs and read its REPO_ROOT
+    monkeypatch.setattr(releases._envs, "REPO_ROOT", tmp_path / "site-packages")
     assert not releases.running_from_checkout()
     if sys.platform.startswith("linux"):
         assert releases.cache_dir() == tmp_path / "casebook"

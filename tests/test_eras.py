@@ -1,6 +1,7 @@
-"""Era stacks (casebook.releases.eras): the real manifest's eras, and a synthetic era built
-and run without network: a venv of this Python holding one tiny wheel (``fakepkg``) from
-a local directory, pinned by its sha256 in the era's lock, installed by uv as everywhere.
+"""Era stacks (casebook.releases.eras) and the environments every target is built as
+(casebook.releases._envs): the real manifest's eras, and a synthetic era built and run
+without network: a venv of this Python holding one tiny wheel (``fakepkg``) from a local
+directory, pinned by its sha256 in the era's lock, installed by uv as everywhere.
 """
 
 from __future__ import annotations
@@ -16,7 +17,7 @@ import pytest
 from test_releases import _wheel
 
 from casebook import cases, releases as r
-from casebook.releases import _manifest, eras, erasize
+from casebook.releases import _envs, eras, erasize
 
 READS_PAGES = False
 
@@ -74,15 +75,25 @@ def cache(tmp_path, monkeypatch) -> Path:
     return tmp_path / "cache"
 
 
+def ensure(era: eras.Era, **kwargs) -> Path:
+    """Build the era's environment as a run does (:func:`casebook.releases._envs.ensure`)."""
+    return _envs.ensure(eras.environment(era), **kwargs)
+
+
+def _left(cache: Path) -> list[str]:
+    return sorted(p.name for p in (cache / "envs").iterdir()) if (cache / "envs").exists() else []
+
+
 def test_an_era_is_built_once_and_runs_in_its_own_venv(tmp_path, cache, monkeypatch) -> None:
     era = _era(tmp_path)
-    python = eras.ensure(era, log=lambda _: None)
-    assert python == cache / "eras" / "fake" / "bin" / "python"
-    assert eras.ensure(era, log=pytest.fail) == python  # built: no second build
+    python = ensure(era, log=lambda _: None)
+    key = eras.environment(era).key
+    assert python == cache / "envs" / f"era-fake-{key}" / "bin" / "python"
+    assert ensure(era, log=pytest.fail) == python  # built: no second build
     monkeypatch.setattr(eras, "load_eras", lambda path=None: {"fake": era})
     out = r.expect(r.run("import fakepkg\nresult = [fakepkg.era(), fakepkg.__file__]", "era:fake"))
     assert out.result[0] == "the day of the report"
-    assert out.result[1].startswith(str(cache / "eras" / "fake"))
+    assert out.result[1].startswith(str(cache / "envs" / f"era-fake-{key}"))
 
 
 def test_an_era_run_sees_nothing_of_todays_stack(tmp_path, cache, monkeypatch) -> None:
@@ -102,43 +113,45 @@ def test_an_unknown_era_names_the_known_ones() -> None:
 
 
 def test_a_hash_mismatch_installs_nothing_and_a_retry_is_clean(tmp_path, cache) -> None:
+    bad = _era(tmp_path, good_hash=False)
     with pytest.raises(r.HashMismatch, match="does not match the sha256 of fake.txt"):
-        eras.ensure(_era(tmp_path, good_hash=False), log=lambda _: None)
-    left = sorted(p.name for p in (cache / "eras").iterdir()) if (cache / "eras").exists() else []
-    assert left in ([], ["fake.failed"])  # no venv, at most the record of the failure
-    assert eras.ensure(_era(tmp_path), log=lambda _: None).exists()  # another lock: built
+        ensure(bad, log=lambda _: None)
+    failed = f"era-fake-{eras.environment(bad).key}.failed"
+    assert _left(cache) in ([], [failed])  # no venv, at most the record of the failure
+    assert ensure(_era(tmp_path), log=lambda _: None).exists()  # another lock: built
 
 
 def test_no_suitable_python_names_the_one_to_install(tmp_path, cache, monkeypatch) -> None:
     monkeypatch.setenv("PATH", str(tmp_path / "empty"))
     monkeypatch.setenv("PYENV_ROOT", str(tmp_path / "no-pyenv"))
     monkeypatch.setenv("HOME", str(tmp_path))
-    monkeypatch.setattr(eras, "uv", lambda: None)
-    with pytest.raises(r.EraPythonMissing, match=r"need Python 3\.12.*pyenv install 3\.12"):
-        eras.ensure(_era(tmp_path, python="3.12"), log=lambda _: None)
-    assert not (cache / "eras").exists()
+    monkeypatch.setattr(_envs, "uv", lambda: None)
+    monkeypatch.setattr(_envs.sys, "base_prefix", str(tmp_path / "no-python"))
+    with pytest.raises(r.EraPythonMissing, match=r"needs Python 3\.12.*pyenv install 3\.12"):
+        ensure(_era(tmp_path, python="3.12"), log=lambda _: None)
+    assert not (cache / "envs").exists()
 
 
 def test_a_stale_era_is_rebuilt_once_then_refused_with_the_fix(
     tmp_path, cache, monkeypatch
 ) -> None:
-    """A changed lock makes the venv stale: it is rebuilt once; when that fails, later runs
+    """A changed lock is another environment: it is built once; when that fails, later runs
     refuse at once (no download, no build) and name the command that tries again."""
     good = _era(tmp_path)
-    eras.ensure(good, log=lambda _: None)
+    ensure(good, log=lambda _: None)
     bad = _era(tmp_path, good_hash=False)  # the same era, its lock changed (and broken)
     with pytest.raises(r.HashMismatch):
-        eras.ensure(bad, log=lambda _: None)
-    monkeypatch.setattr(eras, "_build", lambda *a: pytest.fail("built again"))
+        ensure(bad, log=lambda _: None)
+    monkeypatch.setattr(_envs, "_build", lambda *a: pytest.fail("built again"))
     for _ in range(2):
         with pytest.raises(
             r.EraBuildFailed, match=r"(?s)was not tried again.*python3 -m casebook setup"
         ):
-            eras.ensure(bad, log=lambda _: None)
+            ensure(bad, log=lambda _: None)
     monkeypatch.undo()
     monkeypatch.setenv("CASEBOOK_CACHE", str(cache))
     with pytest.raises(r.HashMismatch):  # the set-up (retry=True) tries once more
-        eras.ensure(bad, log=lambda _: None, retry=True)
+        ensure(bad, log=lambda _: None, retry=True)
 
 
 def test_an_interrupted_build_leaves_nothing_and_a_rerun_is_clean(
@@ -147,33 +160,34 @@ def test_an_interrupted_build_leaves_nothing_and_a_rerun_is_clean(
     """Ctrl-C in the middle of a build: no venv, no scratch, no failure record; the next
     call builds it. A scratch directory left by a killed process is swept."""
     era = _era(tmp_path)
-    real_build = eras._build
+    real_build = _envs._build
 
-    def interrupted(era_, base, venv, say):
+    def interrupted(env, base, venv, say):
         venv.mkdir(parents=True)
         (venv / "half").write_text("")
         raise KeyboardInterrupt
 
-    monkeypatch.setattr(eras, "_build", interrupted)
+    monkeypatch.setattr(_envs, "_build", interrupted)
     with pytest.raises(KeyboardInterrupt):
-        eras.ensure(era, log=lambda _: None)
-    assert not (cache / "eras").exists() or not any((cache / "eras").iterdir())
+        ensure(era, log=lambda _: None)
+    assert _left(cache) == []
     dead = subprocess.run(
         [sys.executable, "-c", "import os; print(os.getpid())"], capture_output=True, text=True
     )
-    leftover = cache / "eras" / f"fake.partial-{dead.stdout.strip()}"
+    venv = _envs.venv_dir(eras.environment(era))
+    leftover = venv.with_name(f"{venv.name}.partial-{dead.stdout.strip()}")
     leftover.mkdir(parents=True)
-    monkeypatch.setattr(eras, "_build", real_build)
-    assert eras.ensure(era, log=lambda _: None).exists()
-    assert sorted(p.name for p in (cache / "eras").iterdir()) == ["fake"]
+    monkeypatch.setattr(_envs, "_build", real_build)
+    assert ensure(era, log=lambda _: None).exists()
+    assert _left(cache) == [venv.name]
 
 
 def test_on_demand_the_size_comes_first_then_uv_s_own_lines(tmp_path, cache, monkeypatch) -> None:
     """On demand (a page in Colab), uv may download: the era's recorded size is printed
     before uv runs, and uv's lines follow as it prints them."""
-    monkeypatch.setenv(_manifest.ON_DEMAND_ENV, "1")
+    monkeypatch.setenv(_envs.ON_DEMAND_ENV, "1")
     said: list[str] = []
-    eras.ensure(_era(tmp_path), log=said.append)
+    ensure(_era(tmp_path), log=said.append)
     size = said.index(
         "casebook: era:fake: downloading about 2 MB (1 wheels; less where uv's cache holds "
         "some) ..."
@@ -189,7 +203,7 @@ def test_off_demand_a_missing_era_downloads_nothing_and_names_the_fix(
     """Off demand (the test suite, a page in a clone), uv runs offline: an era whose wheels
     are not in uv's cache fails at once, naming the set-up step, every time (no failure
     record turns it into another error), and says nothing of a download."""
-    monkeypatch.delenv(_manifest.ON_DEMAND_ENV, raising=False)
+    monkeypatch.delenv(_envs.ON_DEMAND_ENV, raising=False)
     monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "empty-uv-cache"))
     # were uv to go online after all, the index it would reach is an empty folder
     monkeypatch.setenv("UV_DEFAULT_INDEX", (tmp_path / "no-index").as_uri())
@@ -199,9 +213,9 @@ def test_off_demand_a_missing_era_downloads_nothing_and_names_the_fix(
         with pytest.raises(
             r.ReleaseNotCached, match=r"era:fake is not built.*`python3 -m casebook setup`"
         ):
-            eras.ensure(era, log=said.append)
+            ensure(era, log=said.append)
     assert not any("downloading" in line or "uv:" in line for line in said)
-    assert not (cache / "eras").exists() or not any((cache / "eras").iterdir())
+    assert _left(cache) == []
 
 
 _LOCK = """\
@@ -250,26 +264,30 @@ def test_a_recorded_size_goes_into_the_era_table(tmp_path) -> None:
 def test_set_up_and_on_demand_run_one_uv_command_and_the_test_suite_its_offline_twin(
     tmp_path,
 ) -> None:
-    era = _era(tmp_path)
+    env = eras.environment(_era(tmp_path))
     venv = tmp_path / "venv"
-    online = eras.install_command("uv", era, venv, online=True)
-    offline = eras.install_command("uv", era, venv, online=False)
-    lock = ["--require-hashes", "--no-deps", "-r", str(era.lock)]
-    assert online[:3] == ["uv", "pip", "install"] and online[-4:] == lock
+    online = _envs.install_command("uv", env, venv, online=True)
+    offline = _envs.install_command("uv", env, venv, online=False)
+    pins = ["--require-hashes", "--no-deps", "-r", str(venv / _envs.PINS)]
+    assert online[:3] == ["uv", "pip", "install"] and online[-4:] == pins
     assert online[online.index("--python") + 1] == str(venv / "bin" / "python")
     assert [a for a in offline if a not in online] == ["--offline"]
     assert [a for a in online if a not in offline] == ["--system-certs"]
+    unhashed = _envs.Env("x==1", "3.13", "x==1\n", "a set without hashes")
+    assert "--require-hashes" not in _envs.install_command("uv", unhashed, venv, online=True)
 
 
 @pytest.mark.parametrize("writes", [True, False], ids=["bytecode written", "no bytecode"])
-def test_an_era_is_compiled_at_install_only_where_its_runs_write_no_bytecode(
-    tmp_path, monkeypatch, writes
+def test_an_environment_is_compiled_when_built_only_where_its_runs_write_no_bytecode(
+    tmp_path, cache, monkeypatch, writes
 ) -> None:
-    """Colab writes bytecode: the era's first run compiles what it imports, not all of the
-    era; this machine sets ``PYTHONDONTWRITEBYTECODE``, so there uv compiles it once."""
+    """Colab writes bytecode: the first run compiles what it imports, not all of the
+    environment; this machine sets ``PYTHONDONTWRITEBYTECODE``, so there it is compiled
+    once, when it is built."""
     if writes:
         monkeypatch.delenv("PYTHONDONTWRITEBYTECODE", raising=False)
     else:
         monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
-    command = eras.install_command("uv", _era(tmp_path), tmp_path / "venv", online=True)
-    assert ("--compile-bytecode" in command) is not writes, command
+    venv = ensure(_era(tmp_path), log=lambda _: None).parent.parent
+    compiled = list(_envs.site_packages(venv).glob("fakepkg/__pycache__/*.pyc"))
+    assert bool(compiled) is not writes

@@ -1,13 +1,14 @@
 """Faults leave nothing half-written: a full disk under the cache, the records, a stamp.
 
 Each test mounts a small tmpfs (root only; skipped elsewhere), fills it, and checks that
-the failing write raised a clear ``OSError``, kept the old content (or nothing), and left
-no temporary file or half-unpacked release behind.
+the failing write raised a clear error, kept the old content (or nothing), and left no
+temporary file or half-built environment behind.
 """
 
 from __future__ import annotations
 
 import errno
+import hashlib
 import subprocess
 from pathlib import Path
 
@@ -15,7 +16,7 @@ import pytest
 
 from casebook import storage
 from casebook.bench import records
-from casebook.releases import _manifest as manifest
+from casebook.releases import _envs, errors
 
 READS_PAGES = False
 
@@ -70,15 +71,16 @@ def test_a_full_disk_under_the_records_store_fails_cleanly(full_disk):
     assert not list((full_disk / "keep").rglob("*.json"))[1:]  # only the old record
 
 
-def test_a_full_disk_under_the_cache_leaves_no_half_release(full_disk, tmp_path):
-    """Unpacking a wheel onto a full disk: an error, and neither a release without its
-    marker nor a scratch directory (the next fetch starts clean)."""
+def test_a_full_disk_under_the_cache_leaves_no_half_environment(full_disk, tmp_path):
+    """Building an environment onto a full disk: an error, and neither an environment nor
+    a scratch folder (the next build starts clean)."""
     from test_releases import _wheel
 
     wheel = _wheel(tmp_path, "1.0", "X = '" + "y" * 100_000 + "'\n")
-    rel = manifest.Release("fakepkg", "1.0", wheel.name, manifest.sha256_of(wheel))
-    with pytest.raises(OSError):
-        manifest._unpack(rel, wheel, full_disk)
-    assert not manifest.unpacked_dir(rel, full_disk).exists()
-    assert not manifest.is_unpacked(rel, full_disk)
-    assert [p.name for p in (full_disk / "releases").iterdir()] == []
+    sha = hashlib.sha256(wheel.read_bytes()).hexdigest()
+    pins = f"--no-index\n--find-links {tmp_path}\nfakepkg==1.0 --hash=sha256:{sha}\n"
+    env = _envs.Env("fakepkg==1.0", _envs.THIS_PYTHON, pins, "a full disk")
+    with pytest.raises((OSError, errors.ReleaseError)):
+        _envs.ensure(env, cache=full_disk, log=lambda _: None, online=False)
+    assert not _envs.venv_dir(env, full_disk).exists()
+    assert [p.name for p in (full_disk / "envs").glob("*partial*")] == []

@@ -1,9 +1,11 @@
 """Unit tests of casebook.releases, on a synthetic package so they need no network.
 
-A tiny wheel (``fakepkg``) is built in a temporary directory and served to pip with
-``--no-index --find-links``, so the real download, hash check, unpack and subprocess
-paths all run. The sections follow the subpackage's modules: manifest, runner (and its
-child program), patches, expect (version tables), magic.
+A tiny wheel (``fakepkg``) is built in a temporary directory and handed to uv through
+``UV_FIND_LINKS``, so the real paths all run: each release's environment is built by uv,
+offline, from today's stack (in uv's cache since set-up) and the release's pin and hash,
+and each run starts that environment's interpreter. The sections follow the subpackage's
+modules: manifest and environments, runner (and its child program), patches, expect
+(version tables), magic.
 """
 
 from __future__ import annotations
@@ -24,22 +26,22 @@ import pytest
 from casebook import releases as r, storage
 from casebook.releases import (
     _child as child,
-    _manifest as manifest,
+    _envs as envs,
     _pool as pool,
     _runner as runner,
+    _targets as targets,
 )
 
 READS_PAGES = False
 
 
-def _wheel(dirpath: Path, version: str, body: str) -> Path:
+def _wheel(dirpath: Path, version: str, body: str, requires: str = "") -> Path:
     path = dirpath / f"fakepkg-{version}-py3-none-any.whl"
     info = f"fakepkg-{version}.dist-info"
+    metadata = f"Metadata-Version: 2.1\nName: fakepkg\nVersion: {version}\n"
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("fakepkg/__init__.py", f"__version__ = {version!r}\n" + textwrap.dedent(body))
-        zf.writestr(
-            f"{info}/METADATA", f"Metadata-Version: 2.1\nName: fakepkg\nVersion: {version}\n"
-        )
+        zf.writestr(f"{info}/METADATA", metadata + requires)
         zf.writestr(
             f"{info}/WHEEL",
             "Wheel-Version: 1.0\nGenerator: test\nRoot-Is-Purelib: true\nTag: py3-none-any\n",
@@ -50,7 +52,7 @@ def _wheel(dirpath: Path, version: str, body: str) -> Path:
 
 @pytest.fixture(scope="module")
 def world(tmp_path_factory):
-    """Two fake releases in a find-links dir, a manifest for them, and a fetched cache."""
+    """Two fake releases in a find-links dir, a manifest for them, and their environments."""
     root = tmp_path_factory.mktemp("releases")
     index = root / "index"
     index.mkdir()
@@ -69,9 +71,10 @@ def world(tmp_path_factory):
         def merge(flag, a, b):
             return b if flag else a               # the fixed select
     """,
+        requires="Requires-Dist: etils\nRequires-Dist: sphinx ; extra == 'docs'\n",
     )
     manifest_text = "".join(
-        f'[[release]]\npackage = "fakepkg"\nversion = "{v}"\nwheel = "{w.name}"\n'
+        f'[[release]]\npackage = "fakepkg"\nversion = "{v}"\n'
         f'sha256 = "{hashlib.sha256(w.read_bytes()).hexdigest()}"\n\n'
         for v, w in (("1.0", old), ("2.0", new))
     )
@@ -81,7 +84,9 @@ def world(tmp_path_factory):
     mp = pytest.MonkeyPatch()
     mp.setenv("CASEBOOK_CACHE", str(cache))
     mp.setenv("CASEBOOK_MANIFEST", str(manifest_path))
-    r.fetch(pip_args=["--no-index", "--find-links", str(index)], log=lambda *_: None)
+    mp.setenv("UV_FIND_LINKS", str(index))
+    for spec in ("fakepkg==1.0", "fakepkg==2.0"):
+        envs.ensure(targets.environment(spec), log=lambda _: None, online=False)
     yield {"root": root, "index": index, "cache": cache, "manifest": manifest_path}
     mp.undo()
 
@@ -90,80 +95,83 @@ def world(tmp_path_factory):
 def env(world, monkeypatch):
     monkeypatch.setenv("CASEBOOK_CACHE", str(world["cache"]))
     monkeypatch.setenv("CASEBOOK_MANIFEST", str(world["manifest"]))
+    monkeypatch.setenv("UV_FIND_LINKS", str(world["index"]))
     return world
 
 
-# -------------------------------------------------------------------- manifest/fetch
+# ----------------------------------------------------------- manifest and environments
 
 
 def test_real_manifest_pins_every_release_by_sha256():
     manifest = r.load_manifest(r.MANIFEST)
     assert "optax==0.1.9" in manifest
     for rel in manifest.values():
-        assert rel.wheel == f"{rel.package}-{rel.version}-py3-none-any.whl"
-        assert len(rel.sha256) == 64
+        assert len(rel.sha256) == 64 and rel.why
 
 
-def test_fetch_unpacks_and_is_idempotent(env):
-    assert (r.locate("fakepkg==1.0") / "fakepkg" / "__init__.py").exists()
-    messages = []
-    r.fetch(pip_args=["--no-index", "--find-links", str(env["index"])], log=messages.append)
-    assert messages == [f"casebook: 2 release(s) ready in {env['cache']}"]  # nothing downloaded
+def test_a_release_is_today_s_stack_with_its_pin_built_once(env):
+    """A release's environment holds today's stack, pinned as this interpreter has it (the
+    very files, linked from uv's cache), with the release's pin and the manifest's hash in
+    place of its package's; it is built once, and keyed by what it is built from."""
+    import jax
+
+    release = targets.environment("fakepkg==1.0")
+    python = envs.ensure(release, log=pytest.fail)  # built by the fixture: no second build
+    pins = (python.parent.parent / envs.PINS).read_text()
+    sha = r.resolve("fakepkg==1.0").sha256
+    assert f"fakepkg==1.0 --hash=sha256:{sha}\n" in pins
+    assert f"jax=={jax.__version__} --hash=sha256:" in pins
+    site = envs.site_packages(python.parent.parent)
+    assert os.path.samefile(site / "jax" / "__init__.py", jax.__file__)
+    assert envs.venv_dir(release).name == f"fakepkg-1.0-{release.key}"
+
+
+def test_what_a_release_requires_and_today_s_stack_lacks_is_added(env):
+    """fakepkg 2.0 requires etils (as optax 0.2.3 does), which no package of today's stack
+    requires: its environment gets this interpreter's etils, and not what an extra needs."""
+    import etils
+
+    python = envs.ensure(targets.environment("fakepkg==2.0"), log=pytest.fail)
+    site = envs.site_packages(python.parent.parent)
+    pins = (python.parent.parent / envs.PINS).read_text()
+    assert f"etils=={etils.__version__} --hash=sha256:" in pins
+    assert (site / "etils").is_dir() and not (site / "sphinx").exists()
 
 
 def test_unknown_release_lists_known_ones(env):
     with pytest.raises(
         r.UnknownRelease, match=r"fakepkg==9\.9 is not in the manifest.*fakepkg==1\.0"
     ):
-        r.locate("fakepkg==9.9")
+        r.run("pass", "fakepkg==9.9")
     with pytest.raises(r.UnknownRelease, match="package==version"):
-        r.locate("fakepkg 1.0")
+        r.run("pass", "fakepkg 1.0")
 
 
 def test_missing_from_cache_names_the_setup_command(env, tmp_path, monkeypatch):
+    """Off demand, uv builds a missing environment offline; where its cache lacks a wheel,
+    the run fails at once, naming the set-up step, and builds nothing."""
     monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "empty"))
-    with pytest.raises(r.ReleaseNotCached, match=r"python3 -m casebook setup"):
-        r.run("import fakepkg", "fakepkg==1.0")
+    monkeypatch.setenv("UV_CACHE_DIR", str(tmp_path / "empty-uv-cache"))
+    monkeypatch.delenv("UV_FIND_LINKS")
+    monkeypatch.delenv(envs.ON_DEMAND_ENV, raising=False)
+    for _ in range(2):  # no failure record turns it into another error
+        with pytest.raises(r.ReleaseNotCached, match=r"python3 -m casebook setup"):
+            r.run("import fakepkg", "fakepkg==1.0")
+    assert not list((tmp_path / "empty").glob("envs/fakepkg*"))
 
 
-def _with_wrong_sha(manifest: Path, dest: Path, digit: str) -> Path:
-    """A copy of ``manifest`` whose first sha256 is replaced by a wrong one."""
-    text = manifest.read_text()
+def test_a_wheel_that_is_not_the_manifest_s_installs_nothing(env, tmp_path, monkeypatch):
+    """A manifest whose sha256 is not the wheel's (a changed entry, a tampered wheel): uv
+    refuses the wheel, nothing is installed, and the error names the sha256."""
+    text = env["manifest"].read_text()
     start = text.index('sha256 = "') + len('sha256 = "')
-    dest.write_text(text[:start] + digit * 64 + text[start + 64 :])
-    return dest
-
-
-def test_hash_mismatch_on_download(env, tmp_path, monkeypatch):
-    monkeypatch.setenv(
-        "CASEBOOK_MANIFEST", str(_with_wrong_sha(env["manifest"], tmp_path / "m.toml", "f"))
-    )
-    with pytest.raises(r.HashMismatch, match="hash differs from the manifest"):
-        r.fetch(
-            ["fakepkg==1.0"],
-            cache=tmp_path / "cache",
-            pip_args=["--no-index", "--find-links", str(env["index"])],
-            log=lambda *_: None,
-        )
-
-
-def test_hash_mismatch_of_a_cached_wheel(env, tmp_path):
-    """A wheel already in the cache is re-verified, not trusted."""
-    cache = tmp_path / "cache"
-    (cache / "wheels").mkdir(parents=True)
-    rel = r.resolve("fakepkg==1.0")
-    (cache / "wheels" / rel.wheel).write_bytes(b"not the wheel")
-    with pytest.raises(r.HashMismatch, match="Delete the file"):
-        r.fetch(["fakepkg==1.0"], cache=cache, log=lambda *_: None)
-
-
-def test_stale_cache_entry_is_a_hash_mismatch(env, tmp_path, monkeypatch):
-    """The manifest moved on (new sha256) but the cache holds the old unpacked wheel."""
-    monkeypatch.setenv(
-        "CASEBOOK_MANIFEST", str(_with_wrong_sha(env["manifest"], tmp_path / "m.toml", "a"))
-    )
-    with pytest.raises(r.HashMismatch, match="Run `python3 -m casebook setup`"):
-        r.locate("fakepkg==1.0")
+    wrong = tmp_path / "m.toml"
+    wrong.write_text(text[:start] + "f" * 64 + text[start + 64 :])
+    monkeypatch.setenv("CASEBOOK_MANIFEST", str(wrong))
+    with pytest.raises(r.HashMismatch, match="does not match the sha256"):
+        r.run("import fakepkg", "fakepkg==1.0")
+    built = [p.name for p in (env["cache"] / "envs").iterdir() if "partial" in p.name]
+    assert built == [] and not envs.venv_dir(targets.environment("fakepkg==1.0")).exists()
 
 
 # ----------------------------------------------------------------------------- runs
@@ -271,17 +279,46 @@ def test_a_killed_run_names_the_signal(env):
         r.run("import os, signal\nos.kill(os.getpid(), signal.SIGKILL)", "fakepkg==1.0")
 
 
-def test_shadowed_overlay_is_detected(mode, tmp_path, monkeypatch):
-    """A path entry put before the release at start-up (here by a sitecustomize, as a
-    stray ``.pth`` file would) makes the run import another copy: that is refused."""
+def _impostor(tmp_path: Path, package: str) -> Path:
+    """A folder holding another ``package``, version ``impostor``."""
     impostor = tmp_path / "impostor"
-    (impostor / "fakepkg").mkdir(parents=True)
-    (impostor / "fakepkg" / "__init__.py").write_text("__version__ = 'impostor'\n")
-    (tmp_path / "sitecustomize.py").write_text(
-        f"import sys\nsys.path.insert(0, {str(impostor)!r})\n"
+    (impostor / package).mkdir(parents=True)
+    (impostor / package / "__init__.py").write_text(
+        "__version__ = 'impostor'\n"
+        "class config:  # what a warm server sets per run\n"
+        "    update = staticmethod(lambda name, value: None)\n"
     )
-    monkeypatch.setenv("PYTHONPATH", str(tmp_path))
-    with pytest.raises(r.OverlayShadowed, match="not from"):
+    return impostor
+
+
+def _plant_first_on_path(tmp_path, monkeypatch, directory):
+    """A sitecustomize that puts ``directory`` first on ``sys.path`` at start-up, as a
+    leftover ``PYTHONPATH`` entry would."""
+    site = tmp_path / "site"
+    site.mkdir()
+    (site / "sitecustomize.py").write_text(f"import sys\nsys.path.insert(0, {str(directory)!r})\n")
+    monkeypatch.setenv("PYTHONPATH", str(site))
+
+
+def _plant_in_the_environment(tmp_path, monkeypatch, target, directory):
+    """A ``.pth`` file in a private copy of ``target``'s environment (built offline in a
+    cache of the test's own) that puts ``directory`` first on ``sys.path``, as a stray
+    editable install would."""
+    monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "cache"))
+    python = envs.ensure(targets.environment(target), log=lambda _: None, online=False)
+    site = envs.site_packages(python.parent.parent)
+    (site / "zz-stray.pth").write_text(f"import sys; sys.path.insert(0, {str(directory)!r})\n")
+
+
+def test_a_release_run_sees_only_its_environment_and_refuses_a_shadow(mode, tmp_path, monkeypatch):
+    """A release's run ignores this process's ``PYTHONPATH`` (nothing but its environment
+    and the child program's link is on its path); what still puts another copy first (a
+    stray ``.pth`` file in the environment) makes the run import it, and that is refused."""
+    impostor = _impostor(tmp_path, "fakepkg")
+    _plant_first_on_path(tmp_path, monkeypatch, impostor)
+    assert r.run("import fakepkg; result = fakepkg.__version__", "fakepkg==1.0").result == "1.0"
+    _plant_in_the_environment(tmp_path, monkeypatch, "fakepkg==1.0", impostor)
+    with pytest.raises(r.OverlayShadowed, match="fakepkg was imported from .*impostor"):
         r.run("import fakepkg", "fakepkg==1.0")
 
 
@@ -294,21 +331,9 @@ def real_mode(request, monkeypatch):
     return request.param
 
 
-def _plant_first_on_path(tmp_path, monkeypatch, directory):
-    """A sitecustomize that puts ``directory`` first on ``sys.path`` at start-up, as a
-    stray ``.pth`` file or a leftover ``PYTHONPATH`` entry would."""
-    site = tmp_path / "site"
-    site.mkdir()
-    (site / "sitecustomize.py").write_text(f"import sys\nsys.path.insert(0, {str(directory)!r})\n")
-    monkeypatch.setenv("PYTHONPATH", str(site))
-
-
 def test_a_current_run_refuses_an_impostor_package(real_mode, tmp_path, monkeypatch):
     """The current stack is guarded too: an ``optax`` from elsewhere is refused."""
-    impostor = tmp_path / "impostor"
-    (impostor / "optax").mkdir(parents=True)
-    (impostor / "optax" / "__init__.py").write_text("__version__ = 'impostor'\n")
-    _plant_first_on_path(tmp_path, monkeypatch, impostor)
+    _plant_first_on_path(tmp_path, monkeypatch, _impostor(tmp_path, "optax"))
     with pytest.raises(r.OverlayShadowed, match="optax was imported from .*impostor"):
         r.run("import optax", "current")
 
@@ -316,23 +341,18 @@ def test_a_current_run_refuses_an_impostor_package(real_mode, tmp_path, monkeypa
 def test_a_current_run_refuses_an_old_release_left_on_the_path(real_mode, tmp_path, monkeypatch):
     """The break that stayed green: after a run on optax 0.1.9, a current run that finds
     0.1.9 first on its path (a planted fault) must not pass as the current release."""
-    old = r.locate("optax==0.1.9")
+    old = tmp_path / "old"
+    old.mkdir()
+    (old / "optax").symlink_to(r.source_file("optax==0.1.9", "optax"))
     _plant_first_on_path(tmp_path, monkeypatch, old)
     assert r.run("import optax; result = optax.__version__", "optax==0.1.9").result == "0.1.9"
     with pytest.raises(r.OverlayShadowed, match="optax was imported from"):
         r.run("import optax; result = optax.__version__", "current")
 
 
-def test_an_overlay_run_refuses_a_shadowed_jax(real_mode, tmp_path, monkeypatch):
-    """Not only the overlaid package: jax too must come from where the run's place says."""
-    impostor = tmp_path / "impostor"
-    (impostor / "jax").mkdir(parents=True)
-    (impostor / "jax" / "__init__.py").write_text(
-        "__version__ = 'impostor'\n"
-        "class config:  # what a warm server sets per run\n"
-        "    update = staticmethod(lambda name, value: None)\n"
-    )
-    _plant_first_on_path(tmp_path, monkeypatch, impostor)
+def test_a_release_run_refuses_a_shadowed_jax(real_mode, tmp_path, monkeypatch):
+    """Not only the release's package: jax too must come from the run's environment."""
+    _plant_in_the_environment(tmp_path, monkeypatch, "optax==0.1.9", _impostor(tmp_path, "jax"))
     with pytest.raises(r.OverlayShadowed, match="jax was imported from .*impostor"):
         r.run("import jax", "optax==0.1.9")
 
@@ -402,7 +422,7 @@ def test_importing_the_package_imports_neither_jax_nor_ipython():
         capture_output=True,
         text=True,
         check=True,
-        cwd=manifest.REPO_ROOT,
+        cwd=r.REPO_ROOT,
     )
     assert proc.stdout.strip() == "[]"
 
@@ -428,7 +448,7 @@ def test_child_module_run_directly(tmp_path):
         ],
         capture_output=True,
         text=True,
-        cwd=manifest.REPO_ROOT,
+        cwd=r.REPO_ROOT,
     )
     assert proc.returncode == 0 and proc.stdout == "hi 3\n", proc.stderr
     rec = json.loads(out.read_text())
@@ -501,17 +521,33 @@ def _bytecode_matches_source(folder: Path) -> dict[str, bool]:
     return out
 
 
-def test_releases_are_compiled_and_a_patched_one_never_reads_its_base_s_bytecode(env):
-    """Fetch compiles an unpacked release, as an installer does; a patched copy compiles
-    its own (the base's, copied, could pass for the patched file: same size, same second)."""
-    base = r.locate("fakepkg==1.0")
-    assert _bytecode_matches_source(base) == {"fakepkg/__init__.py": True}
-    patched = _select_fix().materialize()
-    assert _bytecode_matches_source(patched) == {"fakepkg/__init__.py": True}
+def test_environments_are_compiled_and_a_patch_never_writes_into_a_linked_file(
+    env, tmp_path, monkeypatch
+):
+    """Where runs write no bytecode, a release's environment is compiled when it is built:
+    today's stack by linking this interpreter's own bytecode of the very same files, the
+    rest compiled. A patched release's environment gets a new file in place of the
+    patched one (uv links the base's from its cache, shared by every environment and
+    clone, which must never change) and that file's own bytecode."""
+    import importlib.util
+
+    import jax
+
+    monkeypatch.setenv("PYTHONDONTWRITEBYTECODE", "1")
+    monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "cache"))
+    fix = _select_fix()  # builds the base's environment, to read the file it patches
+    base = r.source_file("fakepkg==1.0", "fakepkg")
+    patched = r.source_file(fix, "fakepkg")
+    assert _bytecode_matches_source(base) == {"__init__.py": True}
+    assert _bytecode_matches_source(patched) == {"__init__.py": True}
+    assert "the buggy blend" in (base / "__init__.py").read_text()
+    assert not os.path.samefile(base / "__init__.py", patched / "__init__.py")
+    borrowed = importlib.util.cache_from_source(str(base.parent / "jax" / "__init__.py"))
+    assert os.path.samefile(borrowed, importlib.util.cache_from_source(jax.__file__))
 
 
 def test_concurrent_first_use_of_a_patched_release(env):
-    """Regression: two version-table workers once materialized the same copy at once."""
+    """Regression: two version-table workers once made the same patched copy at once."""
     fix = r.patched(
         "fakepkg==2.0",
         r.Patch(
@@ -708,8 +744,8 @@ CACHE_HITS = (
 
 @pytest.mark.parametrize("suite_cache", [False, True], ids=["the cache's", "the test run's"])
 def test_warm_runs_share_one_compilation_cache(own_servers, monkeypatch, tmp_path, suite_cache):
-    """A compile of one run is read from the cache by the next, on today's jax with a
-    release first on the path or not: the user's cache in the temporary folder, or, where
+    """A compile of one run is read from the cache by the next, on today's jax in a
+    release's environment or not: the user's cache in the temporary folder, or, where
     the test command names one for every process of its run, that one. Without it, a cold
     run neither reads nor writes the user's."""
     for name in ("JAX_COMPILATION_CACHE_DIR", "JAX_PERSISTENT_CACHE_MIN_COMPILE_TIME_SECS"):
@@ -740,11 +776,11 @@ def test_an_era_run_never_gets_the_compilation_cache(monkeypatch):
         asked.append(compile_cache)
         raise _Asked
 
-    def place(target: str) -> runner.Place:
-        return runner.Place(target, sys.executable, (), "jax", None, {}, None, target[:4] == "era:")
+    def place(target: str) -> envs.Place:
+        return envs.Place(target, sys.executable, (), None, {}, None, target[:4] != "era:")
 
     monkeypatch.setattr(pool, "run", ask)
-    monkeypatch.setattr(runner, "place_of", place)
+    monkeypatch.setattr(targets, "place_of", place)
     for target in ("era:fake", "current"):
         with pytest.raises(_Asked):
             r.run("pass", target)
@@ -839,22 +875,22 @@ def test_a_process_keeps_at_most_max_servers(light_servers, monkeypatch):
 
 
 def test_a_missing_release_downloads_on_demand_only(tmp_path, monkeypatch):
-    """Off demand (the test suite), a missing release fails naming the set-up step; on
-    demand (Colab), its first run fetches it as the set-up does."""
+    """Off demand (the test suite), a missing environment is built offline (and fails,
+    naming the set-up step, where uv's cache lacks a wheel); on demand (Colab), its first
+    run builds it online, as the set-up does."""
     monkeypatch.setenv("CASEBOOK_CACHE", str(tmp_path / "empty"))
     monkeypatch.delenv("CASEBOOK_MANIFEST", raising=False)  # the book's manifest
-    fetched: list[str] = []
+    online: list[bool] = []
 
-    def fake_fetch(specs, **kwargs):
-        fetched.extend(specs)
-        return []
+    def build(env: envs.Env, base: str, venv: Path, say: object) -> None:
+        online.append(say is not None)
+        raise r.ReleaseNotCached("not built here")
 
-    monkeypatch.setattr(manifest, "fetch", fake_fetch)
-    monkeypatch.delenv(manifest.ON_DEMAND_ENV, raising=False)
-    with pytest.raises(r.ReleaseNotCached, match="python3 -m casebook setup"):
-        manifest.locate("optax==0.1.9")
-    assert fetched == []
-    monkeypatch.setenv(manifest.ON_DEMAND_ENV, "1")
-    with pytest.raises(r.ReleaseNotCached):  # the fake fetched nothing
-        manifest.locate("optax==0.1.9")
-    assert fetched == ["optax==0.1.9"]
+    monkeypatch.setattr(envs, "_build", build)
+    monkeypatch.delenv(envs.ON_DEMAND_ENV, raising=False)
+    with pytest.raises(r.ReleaseNotCached):
+        r.run("pass", "optax==0.1.9")
+    monkeypatch.setenv(envs.ON_DEMAND_ENV, "1")
+    with pytest.raises(r.ReleaseNotCached):
+        r.run("pass", "optax==0.1.9")
+    assert online == [False, True]

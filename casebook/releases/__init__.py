@@ -1,13 +1,14 @@
 """Run code on a historical upstream release, in a subprocess, and check what happened.
 
 A notebook kernel has the current stack imported, and Python cannot hold two versions of
-``optax`` in one process; so a run starts a fresh interpreter with the chosen release
-first on its path and sends back a structured outcome. One module per concern:
+``optax`` in one process; so a run starts a fresh interpreter of the target's own
+environment and sends back a structured outcome. One module per concern:
 
-* ``_manifest``: the manifest of releases pinned by sha256, the
-  cache, :func:`fetch` (``python3 -m casebook setup``) and ``locate``;
-* ``_patches``: releases with one-line fixes (:func:`patched`), and
-  the targets a run can name (:data:`CURRENT`);
+* ``_targets``: the targets a run can name (:data:`CURRENT`, a release of the manifest,
+  pinned by sha256, a release with one-line fixes, :func:`patched`, an era) and the
+  environment of each (a release's: today's stack with the release's pin);
+* ``_envs``: the one way a target is placed: an environment that uv builds from hashed
+  pins, cached by their digest (``python3 -m casebook setup`` builds them all);
 * ``_runner``: :func:`run` and its :class:`Outcome`, with the child
   program ``_child``;
 * ``_expect``: :func:`expect`, :class:`VersionTable`,
@@ -18,7 +19,7 @@ first on its path and sends back a structured outcome. One module per concern:
 * ``_magic``: the ``%%on_release`` cell magic
   (``%load_ext casebook.releases``; ``%%on_release?`` prints its options);
 * :mod:`~casebook.releases.eras`: era stacks, the whole stack of the day an issue was
-  reported, in a venv of its own (targets ``"era:optax-828"``);
+  reported (targets ``"era:optax-828"``);
 * ``_pool`` and ``_server``: the warm servers runs fork from, one per environment and
   process, ended with it (``_pool.key_of`` says which runs share one); ``_execute``: a
   run asked of a server, or in a fresh interpreter instead;
@@ -34,7 +35,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from casebook.releases import _patches
+from casebook.releases import _targets
+from casebook.releases._envs import (
+    REPO_ROOT as REPO_ROOT,
+    cache_dir as cache_dir,
+    running_from_checkout as running_from_checkout,
+)
 from casebook.releases._expect import (
     Asserted,
     Expected as Expected,
@@ -43,25 +49,16 @@ from casebook.releases._expect import (
     expect,
     version_table,
 )
-from casebook.releases._manifest import (
-    MANIFEST as MANIFEST,
-    REPO_ROOT as REPO_ROOT,
-    SETUP_COMMAND as SETUP_COMMAND,
-    Release as Release,
-    cache_dir as cache_dir,
-    fetch,
-    load_manifest as load_manifest,
-    locate as locate,
-    parse_spec as parse_spec,
-    resolve as resolve,
-    running_from_checkout as running_from_checkout,
-    sha256_of as sha256_of,
-)
 from casebook.releases._outcome import Outcome
-from casebook.releases._patches import Patch, PatchedRelease, Target as Target, patched
-from casebook.releases._runner import (
-    load_module_file as load_module_file,
-    run,
+from casebook.releases._runner import load_module_file as load_module_file, run
+from casebook.releases._targets import (
+    MANIFEST as MANIFEST,
+    Patch,
+    PatchedRelease,
+    Target as Target,
+    load_manifest as load_manifest,
+    patched,
+    resolve as resolve,
     source_file,
 )
 from casebook.releases._variants import Source, program_table, run_program, show
@@ -80,9 +77,8 @@ from casebook.releases.errors import (
     UnknownRelease,
 )
 
-CURRENT = _patches.CURRENT
-"""Target name for the pinned current stack, with no overlay (the environment as
-installed)."""
+CURRENT = _targets.CURRENT
+"""Target name for the current stack, the environment as installed (this interpreter's)."""
 
 __all__ = [
     # running code on a release, and checking what happened
@@ -106,8 +102,7 @@ __all__ = [
     # the %%on_release cell magic
     "load_ipython_extension",
     "on_release",
-    # fetching the historical wheels
-    "fetch",
+    # building the targets' environments
     "fetch_command",
     # errors
     "ReleaseError",
@@ -130,14 +125,18 @@ package, and are not the book's API."""
 
 def fetch_command(args: list[str] | None = None, gpu: bool = False) -> None:
     """``python3 -m casebook setup`` of an installed package, and a clone's set-up's last
-    step: the historical wheels of the manifest, then every era stack; a :class:`ReleaseError` ends the command with its message."""
+    step: the environment of every release of the manifest and of every era; a
+    :class:`ReleaseError` ends the command with its message."""
+    import shutil
     import sys
 
-    from casebook.releases import eras
+    from casebook.releases import _envs, eras
 
+    for old in ("releases", "patched", "wheels", "eras"):  # the cache's folders before envs/
+        shutil.rmtree(cache_dir() / old, ignore_errors=True)
+    targets = [*load_manifest(), *(era.spec for era in eras.load_eras().values())]
     try:
-        fetch()
-        eras.ensure_all()
+        _envs.ensure_all([_targets.environment(t) for t in targets])
     except ReleaseError as e:
         sys.exit(f"casebook setup: {e}")
 

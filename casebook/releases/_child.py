@@ -1,15 +1,15 @@
 """The child program of :func:`casebook.releases.run`: one cell, in a fresh interpreter.
 
 The parent starts ``python -m casebook.releases._child CODE OUT PACKAGES INPUTS NAME`` with
-the release it wants first on ``PYTHONPATH`` and jax configured by the environment (CPU
-only unless asked otherwise; x64 per run). This program:
+the interpreter of the target's environment and jax configured by the environment variables
+(CPU only unless asked otherwise; x64 per run). This program:
 
 * sets the global variables of ``INPUTS`` (a JSON object) and runs the code of the file
   ``CODE`` as ``__main__``, under the file name ``NAME`` so its traceback shows its lines;
 * records whether it raised, the exception's type, the names of its classes (so a base
   class matches too), its message and its traceback (without this program's frame);
 * records the versions and files of the ``PACKAGES`` (comma-separated) that the code
-  *actually imported*, after it ran, so the parent can detect a shadowed overlay;
+  *actually imported*, after it ran, so the parent can detect a shadowed release;
 * returns ``result`` (a global the code may set) as JSON, arrays as lists, anything else
   that JSON refuses as its ``repr``;
 * writes all of it to the file ``OUT``. No file means the process died (the parent then

@@ -18,8 +18,8 @@ from typing import Any
 
 from casebook.display import Cell, Table, TableDisplay
 from casebook.releases._outcome import Outcome
-from casebook.releases._patches import Target
-from casebook.releases._runner import place_of, run
+from casebook.releases._runner import run
+from casebook.releases._targets import Target, place_of
 from casebook.releases.errors import ExpectationError
 
 
@@ -313,7 +313,7 @@ def version_table(
         'ZeroDivisionError: division by zero'
     """
     columns = {"trigger": triggers} if isinstance(triggers, str) else dict(triggers)
-    for t in targets:  # locate/materialize once, before the workers start
+    for t in targets:  # each environment built once, before the workers start
         place_of(t)
     jobs = [(str(t), t, c) for t in targets for c in columns]
     with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:

@@ -43,8 +43,8 @@ from IPython.core.magic_arguments import argument, magic_arguments
 
 from casebook.releases._expect import expect
 from casebook.releases._outcome import Outcome
-from casebook.releases._patches import PatchedRelease, Target
 from casebook.releases._runner import run
+from casebook.releases._targets import PatchedRelease, Target
 
 _VALUED = ("--raises", "--match", "--timeout", "--as")
 

@@ -28,7 +28,7 @@ class Outcome(PlainText):
 
     Args:
         target: the release's label (``"optax==0.1.9"``, ``"current"``).
-        package: the package the release overlays (None for ``current``).
+        package: the release's package (None for ``current`` and eras).
         ok: whether the code ran without an exception.
         exc_type: the exception's class name, or None.
         exc_types: the names of its classes, most derived first.

@@ -1,21 +1,20 @@
-"""Run code on a release in a fresh interpreter, and check where its packages came from.
+"""Run code on a target in a fresh interpreter, and check where its packages came from.
 
 Why a subprocess: a notebook kernel has the current stack imported, and Python cannot
-hold two versions of ``optax`` in one process. Old optax releases are pure-Python wheels
-that run on the current jax, so :func:`run` starts the *same interpreter* with the chosen
-release first on ``PYTHONPATH`` and runs the child program (:mod:`casebook.releases._child`)
-on the code. Each run is a new process: jax runs on CPU unless asked otherwise (so a
-notebook on a GPU never has two processes competing for the accelerator's memory), x64
-is chosen per run, a hang is killed at the time limit, a crash cannot take the kernel
-down, and the versions reported are those the code *actually imported*, with the file
-each came from, checked against where they must come from (:func:`check_origins`), so a
-shadowed release, era or current stack cannot go unnoticed.
+hold two versions of ``optax`` in one process. So :func:`run` runs the child program
+(:mod:`casebook.releases._child`) on the code with the target's own interpreter: today's
+for the current stack, or that of the target's environment (a release, a patched release
+or an era, built by :mod:`casebook.releases._envs`), with nothing on ``PYTHONPATH`` but the
+link to the child program. Each run is a new process: jax runs on CPU unless asked
+otherwise (so a notebook on a GPU never has two processes competing for the accelerator's
+memory), x64 is chosen per run, a hang is killed at the time limit, a crash cannot take the
+kernel down, and the versions reported are those the code *actually imported*, with the
+file each came from, checked against where they must come from (:func:`check_origins`), so
+a shadowed release, era or current stack cannot go unnoticed.
 """
 
 from __future__ import annotations
 
-import dataclasses
-import functools
 import importlib.util
 import json
 import os
@@ -27,63 +26,12 @@ from pathlib import Path
 from types import ModuleType
 from typing import Any
 
-from casebook.project import REPORTED, ROOT
-from casebook.releases import _pool, eras
+from casebook.project import REPORTED
+from casebook.releases import _pool, _targets
+from casebook.releases._envs import Place
 from casebook.releases._outcome import Outcome
-from casebook.releases._patches import CURRENT, Target, overlay_place
-from casebook.releases.eras import ERA_PREFIX
-from casebook.releases.errors import OverlayShadowed, ReleaseError, RunCrashed
-
-
-@dataclasses.dataclass(frozen=True)
-class Place:
-    """Where a run happens, resolved once per run: its label, the interpreter, the
-    directories first on ``PYTHONPATH``, the package a server preloads after jax, the
-    package the release overlays (None for the current stack and eras), the directory each
-    reported package must be imported from, and the release cache (None for ``current``)."""
-
-    label: str
-    python: str
-    path: tuple[Path, ...]
-    preload: str | None
-    overlaid: str | None
-    homes: Mapping[str, Path]
-    cache: Path | None
-    era: bool = False
-
-
-@functools.cache
-def _own_homes() -> dict[str, Path]:
-    """Where this interpreter imports each reported package from (the site directory that
-    holds it): a run on the current stack must import them from the same places."""
-    homes = {}
-    for name in REPORTED:
-        spec = importlib.util.find_spec(name)
-        if spec is not None and spec.submodule_search_locations:
-            homes[name] = Path(list(spec.submodule_search_locations)[0]).resolve().parent
-    return homes
-
-
-def place_of(target: Target) -> Place:
-    """The :class:`Place` of a target, resolved in one call to the module that knows it:
-    an era's own venv (:func:`casebook.releases.eras.place_of`), with only a link to the
-    child program on the path, so nothing of today's stack can leak into it; or today's
-    interpreter with the release (or nothing, for the current stack) before the package's
-    root (:func:`casebook.releases._patches.overlay_place`)."""
-    if isinstance(target, str) and target.startswith(ERA_PREFIX):
-        era = eras.place_of(target)
-        homes = {name: era.home for name in REPORTED}
-        return Place(target, str(era.python), (era.path,), "jax", None, homes, era.cache, True)
-    overlay = overlay_place(target)
-    homes = dict(_own_homes())
-    path: tuple[Path, ...] = (ROOT,)
-    if overlay.package is not None and overlay.directory is not None:
-        homes[overlay.package] = overlay.directory
-        path = (overlay.directory, ROOT)
-    return Place(
-        overlay.label, sys.executable, path, overlay.package, overlay.package, homes, overlay.cache
-    )
-
+from casebook.releases._targets import CURRENT, Target
+from casebook.releases.errors import OverlayShadowed, RunCrashed
 
 READER_CACHE_ENV = "JAX_COMPILATION_CACHE_DIR"
 """jax's persistent compilation cache, as a reader may set it for today's stack. An era's
@@ -94,14 +42,14 @@ raised ``ModuleNotFoundError`` instead of the report's error."""
 
 def child_env(place: Place, *, cpu: bool, env: Mapping[str, str] | None = None) -> dict[str, str]:
     """The environment of a child: this one (for an era, less :data:`READER_CACHE_ENV`),
-    with the place's directories first on ``PYTHONPATH`` (only those, for an era), jax on
+    with the place's directories first on ``PYTHONPATH`` (only those, but for ``current``), jax on
     CPU (or, on an accelerator, without preallocating its memory), and ``env`` on top. x64
     is chosen per run by the pool."""
     out = dict(os.environ)
-    if place.era:  # an era's jax reads today's cache settings and may fail to load it
+    if not place.todays_jax:  # an era's jax reads today's cache settings and may fail
         out.pop(READER_CACHE_ENV, None)
     paths = [str(p) for p in place.path]
-    if out.get("PYTHONPATH") and not place.era:
+    if out.get("PYTHONPATH") and place.cache is None:  # the current stack's run
         paths.append(out["PYTHONPATH"])
     out["PYTHONPATH"] = os.pathsep.join(paths)
     if cpu:
@@ -114,7 +62,7 @@ def child_env(place: Place, *, cpu: bool, env: Mapping[str, str] | None = None) 
 
 def check_origins(place: Place, versions: Mapping[str, Mapping[str, str]]) -> None:
     """Every reported package the run imported came from where its place says (the
-    release, the era's venv, or this interpreter's own site directories);
+    target's environment, or this interpreter's own site directories);
     :class:`OverlayShadowed` names the first that did not."""
     for name, seen in versions.items():
         home = place.homes.get(name)
@@ -143,7 +91,8 @@ def run(
 
     ``target`` is a manifest spec (``"optax==0.1.9"``), a :class:`PatchedRelease`,
     :data:`CURRENT` for the installed stack, or an era (``"era:optax-828"``: the whole
-    stack of the report's day, in its own venv). A variable named ``result`` left by the
+    stack of the report's day). Each but the current stack runs in an environment of its
+    own, built by uv on first use (``casebook.releases._envs``). A variable named ``result`` left by the
     code comes back as ``Outcome.result`` (JSON: arrays become lists); ``inputs`` (JSON
     values) are set as global variables of the code before it runs. An exception in the
     code is *recorded*, not raised; a hang raises :class:`RunTimeout`, a dead process
@@ -155,7 +104,7 @@ def run(
     (``_pool.shared_compile_cache``), so what an earlier run compiled is read, not compiled.
 
     One run passes through each module once: the target is resolved
-    (``place_of``: eras, or patches and the manifest), the pool runs the child, and
+    (``_targets.place_of``: the target's environment), the pool runs the child, and
     the outcome is checked here.
 
     Args:
@@ -177,8 +126,10 @@ def run(
         RunTimeout: the code ran past ``timeout``.
         RunCrashed: the child died without an outcome.
         OverlayShadowed: a reported package was imported from somewhere else.
-        ReleaseNotCached: the release has not been fetched (``python3 -m casebook setup``).
-        UnknownEra: the era is not in the registry (no case folder names it).
+        ReleaseNotCached: the target's environment is not built, and uv's cache lacks its
+            wheels (``python3 -m casebook setup``).
+        UnknownRelease: the release is not in the manifest (:class:`UnknownEra`: the
+            era is in no case folder).
         EraPythonMissing: no interpreter of the era's Python was found.
 
     Examples:
@@ -190,9 +141,9 @@ def run(
         >>> print(run("int('x')"))
         [current] ValueError: invalid literal for int() with base 10: 'x'
     """
-    place = place_of(target)
+    place = _targets.place_of(target)
     code = textwrap.dedent(code)
-    packages = ",".join(dict.fromkeys((*REPORTED, place.preload or "jax")))
+    packages = ",".join(dict.fromkeys((*REPORTED, place.package or "jax")))
     # Named as casebook.storage.owned_tempdir names its folders (not called: a run enters
     # storage once, through the pool), so that a killed run's folder is found and removed.
     with tempfile.TemporaryDirectory(prefix=f"casebook-run-{os.getpid()}-") as tmp:
@@ -208,7 +159,7 @@ def run(
         finished = _pool.run(
             place.python,
             child_env(place, cpu=cpu, env=env),
-            preloads(place.preload),
+            preloads(place.package),
             argv,
             packages=packages,
             x64=x64,
@@ -216,7 +167,7 @@ def run(
             timeout=timeout,
             label=place.label,
             cold=bool(env),
-            compile_cache=not place.era,
+            compile_cache=place.todays_jax,
         )
         stdout, stderr = (directory / "stdout").read_text(), (directory / "stderr").read_text()
         if not out_path.exists():
@@ -227,7 +178,7 @@ def run(
         rec = json.loads(out_path.read_text())
     outcome = Outcome(
         target=place.label,
-        package=place.overlaid,
+        package=place.package,
         stdout=stdout,
         stderr=stderr,
         seconds=finished.seconds,
@@ -263,14 +214,3 @@ def load_module_file(path: str | Path, name: str) -> ModuleType:
     sys.modules[name] = module
     spec.loader.exec_module(module)
     return module
-
-
-def source_file(target: Target, relative: str) -> Path:
-    """Path of a file inside a fetched (or patched) release, e.g. ``optax/_src/wrappers.py``."""
-    root = overlay_place(target).directory
-    if root is None:
-        raise ReleaseError("source_file() needs a release or a patched release, not 'current'")
-    path = root / relative
-    if not path.exists():
-        raise FileNotFoundError(f"{relative} is not in {target}")
-    return path

@@ -20,8 +20,8 @@ from typing import Any
 
 from casebook.releases._expect import VersionTable, expect, version_table
 from casebook.releases._outcome import Outcome
-from casebook.releases._patches import CURRENT, Target
 from casebook.releases._runner import run
+from casebook.releases._targets import CURRENT, Target
 from casebook.releases.program import program_module
 
 _RUN = """

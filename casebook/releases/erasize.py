@@ -1,7 +1,7 @@
 """Each era's download size, measured by uv when the era is locked, and kept as data.
 
 Where a page builds its era on first use (Colab), it says first how much that downloads
-(:func:`casebook.releases.eras.ensure`). That figure is not worked out at run time, which
+(:func:`casebook.releases._envs.ensure`). That figure is not worked out at run time, which
 would mean choosing each pin's wheel as an installer does: uv measures it here, once, from
 the resolution that wrote the lock. ``uv pip compile --format pylock.toml`` for the era's
 Python on Linux x86_64 (the platform the lock is for) names the one wheel of each pin uv
@@ -27,7 +27,8 @@ import tomllib
 from pathlib import Path
 
 from casebook import storage
-from casebook.releases import eras
+from casebook.releases import _envs, eras
+from casebook.releases._targets import normal
 from casebook.releases.errors import ReleaseError
 
 PLATFORM = "x86_64-manylinux_2_28"
@@ -46,14 +47,10 @@ class Download:
     bytes: int
 
 
-def _normal(name: str) -> str:
-    return re.sub(r"[-_.]+", "-", name).lower()
-
-
 def pins(lock: str) -> dict[str, tuple[str, frozenset[str]]]:
     """``{name: (version, sha256s)}`` of the hashed pins of a lock's text."""
     return {
-        _normal(name): (version, frozenset(re.findall(r"sha256:(\w+)", hashes)))
+        normal(name): (version, frozenset(re.findall(r"sha256:(\w+)", hashes)))
         for name, version, hashes in _PIN.findall(lock)
     }
 
@@ -65,7 +62,7 @@ def measure(pylock: str, lock: str) -> Download:
     pinned = pins(lock)
     sizes: dict[str, int] = {}
     for package in tomllib.loads(pylock)["packages"]:
-        name, wheels = _normal(package["name"]), package.get("wheels", [])
+        name, wheels = normal(package["name"]), package.get("wheels", [])
         if len(wheels) != 1:
             raise ReleaseError(f"{name}: uv names {len(wheels)} wheels for {PLATFORM}, not 1")
         version, hashes = pinned.get(name, ("", frozenset()))
@@ -84,7 +81,7 @@ def _pylock(era: eras.Era) -> str:
     """uv's ``pylock.toml`` for the era: its lock's requirements (the ``.in`` its header
     names), resolved as that lock was, for :data:`PLATFORM`."""
     found = _REQUIREMENTS.search(era.lock.read_text())
-    uv = eras.uv()
+    uv = _envs.uv()
     if not found or not uv:
         raise ReleaseError(f"{era.lock}: no `(KEY.in: ...; uv ...)` header line, or no uv")
     with tempfile.TemporaryDirectory() as tmp:

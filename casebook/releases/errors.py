@@ -34,20 +34,21 @@ class UnknownEra(UnknownRelease):
 
 
 class EraPythonMissing(ReleaseError):
-    """No interpreter of the Python an era needs was found (or could be installed)."""
+    """No interpreter of the Python an environment needs was found (or could be installed)."""
 
 
 class EraBuildFailed(ReleaseError):
-    """An era's venv failed to build from its current lock; runs refuse it, without
-    trying again, until ``python3 -m casebook setup`` tries once more."""
+    """A target's environment (an era's, a release's) failed to build from its pins; runs
+    refuse it, without trying again, until ``python3 -m casebook setup`` tries once more."""
 
 
 class ReleaseNotCached(ReleaseError):
-    """The release is in the manifest but the set-up step has not fetched it."""
+    """The target's environment is not built, and uv's cache lacks its wheels: the set-up
+    step builds it."""
 
 
 class HashMismatch(ReleaseError):
-    """A wheel (or the cache's record of it) does not have the manifest's sha256."""
+    """A wheel does not have the sha256 its pin names (in the manifest, or a lock)."""
 
 
 class PatchError(ReleaseError):

@@ -430,7 +430,7 @@ opt.init({"w": jnp.ones(3)})
 """,
     ),
     # --- the transform family: a bug of jax 0.6.0, fixed today, so its variants are made
-    # on the case's era (`.casebook-cache/eras/optimistix-129/bin/python make.py NAME`) ---
+    # on the case's era (`.casebook-cache/envs/era-optimistix-129-KEY/bin/python make.py NAME`) ---
     "optimistix-fixed-point-grad-vmap": (
         "transform",
         "optimistix-129",

@@ -6,7 +6,7 @@ is importable (the test suite, the book build, a clone after ``python3 -m casebo
 it does nothing. Elsewhere it installs ``casebook`` from the repository at the branch the
 launch buttons open, with only the extras that page uses (:func:`extras_of`: the
 ``%%on_release`` magic, the era stacks, equinox, diffrax, the plots), and switches the
-releases on demand (``CASEBOOK_ON_DEMAND``, :func:`casebook.releases._manifest.on_demand`):
+releases on demand (``CASEBOOK_ON_DEMAND``, :func:`casebook.releases._envs.on_demand`):
 a historical wheel or an era stack is downloaded by the first cell that runs it (an era by
 uv, its size printed first), so a page needing no era downloads none. The repository address and branch come from one place,
 ``_config.yml``; :func:`sync` rewrites the cells from it and ``tests/test_colab.py`` fails

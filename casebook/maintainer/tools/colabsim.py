@@ -5,7 +5,7 @@ scipy, matplotlib, IPython, and the kernel and runner Jupyter brings), at the ve
 the lock. Each page is copied out of the repository and executed top to bottom with
 nbclient, so ``casebook`` can only come from the page's own set-up cell, which installs it
 from a ``git+file://`` URL of this clone's ``HEAD`` (through ``$CASEBOOK_SOURCE``) and
-fetches the historical wheels into a per-user cache in the temp folder.
+builds the releases' and eras' environments in a per-user cache in the temp folder.
 The venv and the executed pages live in ``_build/colab-sim/``, made anew on each run; the
 runtime's user cache lives in the temp folder and is removed when the run ends.
 
@@ -85,7 +85,7 @@ def simulate(page_paths: list[str]) -> int:
     run_dir = WORK / "pages"
     run_dir.mkdir(parents=True)
     py, _ = preinstalled_venv(WORK / "venv")
-    # The runtime's user cache (the historical wheels and era stacks its pages download,
+    # The runtime's user cache (the releases' and eras' environments its pages build,
     # gigabytes) lives in the temp folder, not the checkout, and goes when the run ends.
     with storage.owned_tempdir("colab") as runtime:
         return _run_pages(page_paths, py, run_dir, bare_env(py, Path(runtime) / "user-cache"))

@@ -1,4 +1,4 @@
-"""The book's own environment: a supported Python, ``.venv`` from the hashed lock, the wheels.
+"""The book's own environment: a supported Python, ``.venv`` from the hashed lock, the releases.
 
 Standard library only, and importable on any Python 3, so that ``python3 -m casebook``
 can run on a fresh machine that has nothing installed. Reading the lock, and the check
@@ -7,8 +7,9 @@ package; this module, like the rest of ``casebook.maintainer.tools``, lives only
 
 * :func:`setup` creates ``.venv`` with the running interpreter, installs ``requirements.txt``
   with ``pip --require-hashes`` and ``casebook`` itself in editable mode (both again only
-  when the lock or ``pyproject.toml`` changed), and fetches the historical wheels
-  (:data:`FETCH`); with ``gpu``, it stops where jax finds no GPU (:func:`device`).
+  when the lock or ``pyproject.toml`` changed), and builds the historical releases' and
+  eras' environments (:data:`FETCH`); with ``gpu``, it stops where jax finds no GPU
+  (:func:`device`).
 * :func:`lock` (``setup --lock``) regenerates ``requirements.txt`` (and the CUDA 13
   variant) from ``pyproject.toml``.
 """
@@ -61,7 +62,7 @@ PAGE_TESTS = ["-m", "pytest", "--nbmake", "-q", "-p", "no:cacheprovider"]
 runs of ``casebook.maintainer.tools.pageruns``, the bench command and ``casebook test --latest``)."""
 
 FETCH = ["-c", "from casebook.releases import fetch_command; fetch_command()"]
-"""A venv interpreter's arguments that fetch the historical wheels and build the eras."""
+"""A venv interpreter's arguments that build the environments of the releases and eras."""
 
 
 def sh(cmd: list, drop: str | None = None, **kw) -> None:
@@ -96,7 +97,7 @@ def _venv_version(venv: Path) -> str:
 
 
 def setup(gpu: bool = False) -> Path:
-    """Create the environment and fetch the historical wheels; return its interpreter.
+    """Create the environment and build the releases' and eras'; return its interpreter.
 
     The venv is made with the Python running this command and remade when it was made
     with another minor version. ``gpu`` installs the CUDA 13 lock instead of the CPU one.

@@ -67,14 +67,15 @@ def run_page(
 def eras_withheld() -> Iterator[dict[str, str]]:
     """The environment of a run without era stacks, as on a machine that cannot hold them
     (a GPU image without network: each era's jaxlib alone is larger than what travels).
-    The cache's historical releases are kept; its ``eras/`` is an empty folder, and neither
-    uv nor pip may reach an index, so every era cell fails at once."""
+    The cache's releases' environments are kept, its eras' are not, and neither uv nor pip
+    may reach an index, so every era cell fails at once."""
     from casebook.releases import cache_dir
 
     with storage.owned_tempdir("no-eras") as tmp:
-        for part in ("releases", "patched", "wheels"):
-            if (cache_dir() / part).exists():
-                (Path(tmp) / part).symlink_to(cache_dir() / part)
+        (Path(tmp) / "envs").mkdir()
+        for env in (cache_dir() / "envs").glob("*"):
+            if not env.name.startswith("era-"):
+                (Path(tmp) / "envs" / env.name).symlink_to(env)
         # uv offline with an empty cache of its own: a wheel cache of this machine would
         # otherwise build the era after all.
         yield {

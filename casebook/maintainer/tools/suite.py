@@ -136,7 +136,7 @@ def compile_cache() -> dict[str, str]:
     (``casebook.releases._runner.READER_CACHE_ENV``); the Colab simulation starts its
     own processes, cold; ``bench.compile_seconds`` and the bench programs turn it off for
     what they time."""
-    from casebook.releases._manifest import cache_dir
+    from casebook.releases._envs import cache_dir
 
     return {
         "JAX_COMPILATION_CACHE_DIR": str(cache_dir() / "compile-cache"),

@@ -219,7 +219,7 @@ def _kept(inputs: tuple[tuple[str, str], ...], language: str = "en") -> dict[str
     set of pages once, not once each (about 8 s a render on 2 cores)."""
     from casebook import cases
     from casebook.maintainer.workshop import _tojupyter
-    from casebook.releases._manifest import cache_dir
+    from casebook.releases._envs import cache_dir
     from casebook.releases._pool import installed_stamp
 
     tool = [Path(f).read_text() for f in (__file__, _tojupyter.__file__) if f]
