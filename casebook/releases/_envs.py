@@ -338,7 +338,9 @@ def _build(env: Env, base: str, venv: Path, say: Callable[[str], None] | None) -
     no bytecode, compile it."""
     uv_path = uv()
     if uv_path is None:
-        raise ReleaseError(f"building {env.name} needs uv: `pip install uv` (the history and eras extras)")
+        raise ReleaseError(
+            f"building {env.name} needs uv: `pip install uv` (the history and eras extras)"
+        )
     subprocess.run([base, "-m", "venv", "--without-pip", str(venv)], check=True)
     _install(uv_path, env, venv, env.requirements, say)
     site = site_packages(venv)
