@@ -2,7 +2,7 @@
 
 A record, a stamp or a cache entry that a killed process or a full disk leaves half
 written is worse than none: the next run would trust it. Everything the book stores goes
-through :func:`write_text` (a file) or is built in a scratch directory and renamed into
+through :func:`write_atomic` (a file) or is built in a scratch directory and renamed into
 place (a directory; see :mod:`casebook.releases._envs`), so a fault leaves the old file,
 or nothing, behind.
 Temporary folders follow the same rule: :func:`owned_tempdir` names each after its process,
@@ -19,10 +19,10 @@ import shutil
 import tempfile
 from pathlib import Path
 
-__all__ = ["leftovers", "owned_tempdir", "process_alive", "remove_leftovers", "write_text"]
+__all__ = ["leftovers", "owned_tempdir", "process_alive", "remove_leftovers", "write_atomic"]
 
 
-def write_text(path: Path, text: str) -> Path:
+def write_atomic(path: Path, text: str) -> Path:
     """Write ``text`` to ``path`` atomically (its folder made first): into a temporary file beside it, flushed to
     disk, then renamed over it. On any error (``ENOSPC``, say) the temporary file is
     removed, ``path`` keeps its old content (or stays absent) and the error propagates.
@@ -30,7 +30,7 @@ def write_text(path: Path, text: str) -> Path:
     Examples:
         >>> import tempfile, pathlib
         >>> target = pathlib.Path(tempfile.mkdtemp()) / "record.json"
-        >>> write_text(target, "{}\\n").read_text()
+        >>> write_atomic(target, "{}\\n").read_text()
         '{}\\n'
     """
     path = Path(path)

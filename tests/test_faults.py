@@ -55,7 +55,7 @@ def _litter(directory: Path) -> list[str]:
 def test_a_full_disk_keeps_the_old_record_and_leaves_no_temporary_file(full_disk):
     target = full_disk / "keep" / "record.json"
     with pytest.raises(OSError) as raised:
-        storage.write_text(target, "x" * 200_000)
+        storage.write_atomic(target, "x" * 200_000)
     assert raised.value.errno == errno.ENOSPC
     assert target.read_text() == '{"old": true}\n'
     assert _litter(full_disk) == []

@@ -18,6 +18,7 @@ import sys
 import tempfile
 import textwrap
 import time
+import types
 import zipfile
 from pathlib import Path
 
@@ -28,7 +29,6 @@ from casebook.releases import (
     _child as child,
     _envs as envs,
     _pool as pool,
-    _runner as runner,
     _targets as targets,
 )
 
@@ -666,7 +666,7 @@ def own_servers(env, monkeypatch):
 def light_servers(own_servers, monkeypatch):
     """:func:`own_servers` that preload the release alone, not jax, equinox and diffrax
     (2-3 s a start): for the tests of the servers' life, whose runs import no jax."""
-    monkeypatch.setattr(runner, "preloads", lambda package: (package,))
+    monkeypatch.setattr(pool, "preloads", lambda package: (package,))
 
 
 SERVER_PID = (
@@ -772,14 +772,17 @@ def test_an_era_run_never_gets_the_compilation_cache(monkeypatch):
     """An era's jax is not today's (it may not load today's cache): its runs do not get it."""
     asked = []
 
-    def ask(*args: object, compile_cache: bool, **kwargs: object) -> None:
-        asked.append(compile_cache)
+    def ask(*args: object, compile_cache: Path | None, **kwargs: object) -> None:
+        asked.append(compile_cache is not None)
         raise _Asked
 
     def place(target: str) -> envs.Place:
         return envs.Place(target, sys.executable, (), None, {}, None, target[:4] != "era:")
 
-    monkeypatch.setattr(pool, "run", ask)
+    server = types.SimpleNamespace(socket_path="unused", log="unused")
+    monkeypatch.setenv("CASEBOOK_COLD_RUNS", "0")
+    monkeypatch.setattr(pool, "server_for", lambda *args: server)
+    monkeypatch.setattr(pool, "execute", ask)
     monkeypatch.setattr(targets, "place_of", place)
     for target in ("era:fake", "current"):
         with pytest.raises(_Asked):

@@ -103,7 +103,7 @@ def save(
     )
     path.parent.mkdir(parents=True, exist_ok=True)
     data = Timings(timings.wall, timings.cpu, timings.faults, meta).to_dict()
-    return storage.write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+    return storage.write_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
 
 
 def load(case: str, bench: str, *, store: Path | None = None) -> list[Timings]:

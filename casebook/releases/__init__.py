@@ -22,7 +22,8 @@ environment and sends back a structured outcome. One module per concern:
   reported (targets ``"era:optax-828"``);
 * ``_pool`` and ``_server``: the warm servers runs fork from, one per environment and
   process, ended with it (``_pool.key_of`` says which runs share one); ``_execute``: a
-  run asked of a server, or in a fresh interpreter instead;
+  run asked of a server, or in a fresh interpreter instead, its outcome read and its
+  packages' origins checked;
 * ``casebook.releases.errors``: the errors, all :class:`ReleaseError` (or, for a
   failed expectation, :class:`ExpectationError`).
 
@@ -38,6 +39,7 @@ from typing import Any
 from casebook.releases import _targets
 from casebook.releases._envs import (
     REPO_ROOT as REPO_ROOT,
+    Patch,
     cache_dir as cache_dir,
     running_from_checkout as running_from_checkout,
 )
@@ -53,7 +55,6 @@ from casebook.releases._outcome import Outcome
 from casebook.releases._runner import load_module_file as load_module_file, run
 from casebook.releases._targets import (
     MANIFEST as MANIFEST,
-    Patch,
     PatchedRelease,
     Target as Target,
     load_manifest as load_manifest,
@@ -126,19 +127,27 @@ package, and are not the book's API."""
 def fetch_command(args: list[str] | None = None, gpu: bool = False) -> None:
     """``python3 -m casebook setup`` of an installed package, and a clone's set-up's last
     step: the environment of every release of the manifest and of every era; a
-    :class:`ReleaseError` ends the command with its message."""
+    :class:`ReleaseError` ends the command with its message. Three are built at a time,
+    online (``_envs.ensure`` with ``retry``: a failed build is tried
+    again)."""
+    import concurrent.futures
     import shutil
     import sys
+    import time
 
     from casebook.releases import _envs, eras
 
     for old in ("releases", "patched", "wheels", "eras"):  # the cache's folders before envs/
         shutil.rmtree(cache_dir() / old, ignore_errors=True)
     targets = [*load_manifest(), *(era.spec for era in eras.load_eras().values())]
+    t0 = time.perf_counter()
     try:
-        _envs.ensure_all([_targets.environment(t) for t in targets])
+        with concurrent.futures.ThreadPoolExecutor(max_workers=3) as pool:
+            envs = [_targets.environment(t) for t in targets]
+            list(pool.map(lambda e: _envs.ensure(e, retry=True, online=True), envs))
     except ReleaseError as e:
         sys.exit(f"casebook setup: {e}")
+    print(f"casebook: {len(targets)} environment(s) ready in {time.perf_counter() - t0:.0f} s")
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -11,7 +11,7 @@ in ``<cache>/envs/NAME-KEY``, ``KEY`` the digest of what it is built from: anoth
 another folder, so nothing built goes stale. uv checks each wheel's hash and keeps it in its
 cache, shared by every environment and clone (today's stack is there after set-up, so a
 release's environment builds offline in about a second). Where it may download (the
-set-up, :func:`ensure_all`; a page in Colab, :func:`on_demand`) what it downloads is said
+set-up, ``casebook.releases.fetch_command``; a page in Colab, :func:`on_demand`) what it downloads is said
 first; anywhere else uv runs ``--offline``, so an environment whose wheels are not cached
 fails at once, naming ``python3 -m casebook setup``. A build happens in a scratch folder,
 renamed into place only when complete.
@@ -33,22 +33,19 @@ import subprocess
 import sys
 import sysconfig
 import threading
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING
 
-from casebook import storage
 from casebook.project import PACKAGE, REPORTED, ROOT
 from casebook.releases.errors import (
     EraBuildFailed,
     EraPythonMissing,
     HashMismatch,
+    PatchError,
     ReleaseError,
     ReleaseNotCached,
 )
-
-if TYPE_CHECKING:
-    from casebook.releases._targets import Patch
+from casebook.storage import process_alive
 
 REPO_ROOT = ROOT
 """The directory that holds the ``casebook`` package: the clone, or site-packages."""
@@ -89,6 +86,42 @@ def on_demand() -> bool:
     """Whether this process may download what a run needs (:data:`ON_DEMAND_ENV`); off
     (the test suite, a clone), a missing release or era fails, naming the set-up step."""
     return os.environ.get(ON_DEMAND_ENV, "") not in ("", "0")
+
+
+@dataclasses.dataclass(frozen=True)
+class Patch:
+    """Replace one line of one file. ``old`` must match exactly one line (stripped).
+
+    Args:
+        path: the file, relative to the release's root (``"optax/_src/wrappers.py"``).
+        old: the line to replace, without its indent.
+        new: the line that replaces it; it keeps the old line's indent.
+
+    Examples:
+        >>> fix = Patch("f.py", "return a + b", "return a - b")
+        >>> print(fix.apply("def f(a, b):\\n    return a + b\\n"), end="")
+        def f(a, b):
+            return a - b
+    """
+
+    path: str
+    old: str
+    new: str
+
+    def apply(self, text: str) -> str:
+        """``text`` with the one line equal to ``old`` replaced by ``new`` (indent kept)."""
+        lines = text.splitlines(keepends=True)
+        hits = [i for i, line in enumerate(lines) if line.strip() == self.old.strip()]
+        if len(hits) != 1:
+            raise PatchError(
+                f"{self.path}: expected exactly one line equal to {self.old.strip()!r}, "
+                f"found {len(hits)}"
+            )
+        i = hits[0]
+        indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
+        ending = "\n" if lines[i].endswith("\n") else ""
+        lines[i] = indent + self.new.strip() + ending
+        return "".join(lines)
 
 
 @dataclasses.dataclass(frozen=True)
@@ -276,7 +309,7 @@ def ensure(
         except ReleaseNotCached:
             raise
         except (ReleaseError, OSError, subprocess.SubprocessError) as error:
-            storage.write_text(failed, f"{type(error).__name__}: {error}")
+            _replace(failed, f"{type(error).__name__}: {error}")
             raise
         finally:
             shutil.rmtree(scratch, ignore_errors=True)
@@ -288,23 +321,8 @@ def _sweep_partial(final: Path) -> None:
     interrupted set-up (Ctrl-C, a kill) left behind."""
     for scratch in final.parent.glob(f"{final.name}.partial-*"):
         pid = scratch.name.rpartition("-")[2]
-        if pid.isdigit() and int(pid) != os.getpid() and not storage.process_alive(int(pid)):
+        if pid.isdigit() and int(pid) != os.getpid() and not process_alive(int(pid)):
             shutil.rmtree(scratch, ignore_errors=True)
-
-
-def ensure_all(
-    envs: Iterable[Env], *, workers: int = 3, log: Callable[[str], None] = print
-) -> list[Path]:
-    """Build every environment that is missing, ``workers`` at a time, online (the set-up
-    command's last step); their interpreters, in order."""
-    import concurrent.futures
-    import time
-
-    t0 = time.perf_counter()
-    with concurrent.futures.ThreadPoolExecutor(max_workers=workers) as pool:
-        pythons = list(pool.map(lambda e: ensure(e, log=log, retry=True, online=True), envs))
-    log(f"casebook: {len(pythons)} environment(s) ready in {time.perf_counter() - t0:.0f} s")
-    return pythons
 
 
 def writes_bytecode() -> bool:
@@ -348,7 +366,7 @@ def _build(env: Env, base: str, venv: Path, say: Callable[[str], None] | None) -
     if more:
         _install(uv_path, env, venv, env.requirements + more, say)
     for patch in env.patches:
-        _patch(site / patch.path, patch.apply)
+        _replace(site / patch.path, patch.apply((site / patch.path).read_text()))
     if not writes_bytecode():
         if env.python == THIS_PYTHON:
             _borrow_bytecode(site)
@@ -390,11 +408,12 @@ def _raise_install_error(env: Env, output: str, *, online: bool) -> None:
     raise ReleaseError(f"installing {env.name} failed:\n{output[-3000:]}")
 
 
-def _patch(path: Path, apply: Callable[[str], str]) -> None:
-    """Write the patched text of ``path`` into a new file and rename it over the old one:
-    uv hardlinks the files it installs from its cache, which must never change."""
-    scratch = path.with_name(f".{path.name}.patched")
-    scratch.write_text(apply(path.read_text()))
+def _replace(path: Path, text: str) -> None:
+    """Write ``text`` into a new file and rename it over ``path``: a patched file (uv
+    hardlinks the files it installs from its cache, which must never change) and a failure
+    record (read whole or not at all by a concurrent page)."""
+    scratch = path.with_name(f".{path.name}.{os.getpid()}.new")
+    scratch.write_text(text)
     os.replace(scratch, path)
 
 

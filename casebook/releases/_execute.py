@@ -19,12 +19,17 @@ import json
 import os
 import socket
 import subprocess
+import tempfile
 import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
-from casebook.releases.errors import RunCrashed, RunTimeout
+from casebook.project import REPORTED
+from casebook.releases._envs import Place
+from casebook.releases._outcome import Outcome
+from casebook.releases.errors import OverlayShadowed, RunCrashed, RunTimeout
 
 CHILD_MODULE = "casebook.releases._child"
 """The program each run starts (``python -m casebook.releases._child``)."""
@@ -161,3 +166,92 @@ def warm_run(
             f"--- stderr (tail) ---\n{_tail(directory / 'stderr', 3000)}"
         )
     return Finished(pid, time.perf_counter() - t0)
+
+
+def check_origins(place: Place, versions: Mapping[str, Mapping[str, str]]) -> None:
+    """Every reported package the run imported came from where its place says (the
+    target's environment, or this interpreter's own site directories);
+    :class:`OverlayShadowed` names the first that did not."""
+    for name, seen in versions.items():
+        home = place.homes.get(name)
+        found = Path(seen.get("file") or "")
+        if home is None or not seen.get("file"):
+            continue
+        if not found.resolve().is_relative_to(home.resolve()):
+            raise OverlayShadowed(
+                f"[{place.label}] {name} was imported from {found}, not from {home}: "
+                "something on the path (a PYTHONPATH entry, a .pth file, a sitecustomize) "
+                "shadows the release the run asked for"
+            )
+
+
+def execute(
+    place: Place,
+    code: str,
+    environment: Mapping[str, str],
+    *,
+    timeout: float,
+    x64: bool,
+    inputs: Mapping[str, Any] | None,
+    socket_path: str | None = None,
+    compile_cache: Path | None = None,
+) -> Outcome:
+    """Run ``code`` once in ``place``: by the warm server at ``socket_path``
+    (:func:`warm_run`), or without one in a fresh interpreter (:func:`cold_run`); then
+    read the child's outcome and check where its packages came from
+    (:func:`check_origins`)."""
+    packages = ",".join(dict.fromkeys((*REPORTED, place.package or "jax")))
+    # Named as casebook.storage.owned_tempdir names its folders (not called: a run enters
+    # storage once, through the pool), so that a killed run's folder is found and removed.
+    with tempfile.TemporaryDirectory(prefix=f"casebook-run-{os.getpid()}-") as tmp:
+        directory = Path(tmp)
+        code_path, out_path, in_path = (
+            directory / "cell.py",
+            directory / "outcome.json",
+            directory / "inputs.json",
+        )
+        code_path.write_text(code)
+        in_path.write_text(json.dumps(dict(inputs or {})))
+        argv = [str(code_path), str(out_path), packages, str(in_path), f"<cell on {place.label}>"]
+        if socket_path:
+            finished = warm_run(
+                socket_path,
+                argv,
+                env=environment,
+                packages=packages,
+                x64=x64,
+                compile_cache=compile_cache,
+                timeout=timeout,
+                label=place.label,
+                directory=directory,
+            )
+        else:
+            x64_env = {"JAX_ENABLE_X64": "1"} if x64 else {}
+            environment = {**environment, **x64_env}
+            finished = cold_run(
+                place.python,
+                argv,
+                environment,
+                timeout=timeout,
+                label=place.label,
+                directory=directory,
+            )
+        stdout, stderr = (directory / "stdout").read_text(), (directory / "stderr").read_text()
+        if not out_path.exists():
+            raise RunCrashed(
+                f"[{place.label}] the run ended without an outcome.\n"
+                f"--- stderr (tail) ---\n{stderr[-3000:]}"
+            )
+        rec = json.loads(out_path.read_text())
+    outcome = Outcome(
+        target=place.label,
+        package=place.package,
+        stdout=stdout,
+        stderr=stderr,
+        seconds=finished.seconds,
+        code=code,
+        cache=str(place.cache or ""),
+        **rec,
+    )
+    check_origins(place, outcome.versions)
+    return outcome

@@ -47,10 +47,13 @@ import time
 from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from casebook import storage
 from casebook.project import PACKAGE
-from casebook.releases._execute import Finished, NotStarted, cold_run, warm_run
+from casebook.releases._envs import Place
+from casebook.releases._execute import NotStarted, execute
+from casebook.releases._outcome import Outcome
 from casebook.releases.errors import RunCrashed
 
 MAX_SERVERS = 16
@@ -290,46 +293,83 @@ def shutdown() -> list[int]:
     return stopped
 
 
+READER_CACHE_ENV = "JAX_COMPILATION_CACHE_DIR"
+"""jax's persistent compilation cache, as a reader may set it for today's stack. An era's
+run does not get it: jax 0.5.1 (era:optax-1210) then imports ``etils.epath`` at its first
+compile, and the era's ``etils`` needs ``importlib_resources``, which it lacks, so every run
+raised ``ModuleNotFoundError`` instead of the report's error."""
+
+
+def child_env(place: Place, *, cpu: bool, env: Mapping[str, str] | None = None) -> dict[str, str]:
+    """The environment of a child: this one (for an era, less :data:`READER_CACHE_ENV`),
+    with the place's directories first on ``PYTHONPATH`` (only those, but for ``current``), jax on
+    CPU (or, on an accelerator, without preallocating its memory), and ``env`` on top. x64
+    is chosen per run by the pool."""
+    out = dict(os.environ)
+    if not place.todays_jax:  # an era's jax reads today's cache settings and may fail
+        out.pop(READER_CACHE_ENV, None)
+    paths = [str(p) for p in place.path]
+    if out.get("PYTHONPATH") and place.cache is None:  # the current stack's run
+        paths.append(out["PYTHONPATH"])
+    out["PYTHONPATH"] = os.pathsep.join(paths)
+    if cpu:
+        out["JAX_PLATFORMS"] = "cpu"
+    else:
+        out.setdefault("XLA_PYTHON_CLIENT_PREALLOCATE", "false")
+    out.update(env or {})
+    return out
+
+
+SHARED_PRELOADS = ("equinox", "diffrax")
+"""What every warm server imports after the release, where its environment has them:
+the pages' runs import them on most targets, and a server that had to be restarted to
+add one costs more (about 2 s on two cores) than importing both up front (about 0.5 s)."""
+
+
+def preloads(package: str | None) -> tuple[str, ...]:
+    """What a warm server imports before it forks: jax, the release's package (for the
+    current stack and eras: optax, which most runs import), then :data:`SHARED_PRELOADS`
+    (a server skips any its environment cannot import)."""
+    first = package if package not in (None, "jax") else "optax"
+    return tuple(dict.fromkeys(("jax", first, *SHARED_PRELOADS)))
+
+
 ATTEMPTS = 3
 """How often a run asks for a server when the one it found ended before the run began."""
 
 
 def run(
-    python: str,
-    environment: Mapping[str, str],
-    preload: tuple[str, ...],
-    argv: list[str],
+    place: Place,
+    code: str,
     *,
-    packages: str,
-    x64: bool,
-    directory: Path,
     timeout: float,
-    label: str,
-    cold: bool = False,
-    compile_cache: bool = False,
-) -> Finished:
-    """Run the child program with ``argv`` once: in a fork of this process's warm server of
-    this environment (started if needed; with ``compile_cache``, sharing
-    :func:`shared_compile_cache`), or in a fresh interpreter when ``cold`` or
-    ``CASEBOOK_COLD_RUNS=1``. The child's stdout and stderr land in ``directory``."""
-    if not cold and enabled():
-        gone = ""
-        for _ in range(ATTEMPTS):
-            server = server_for(python, environment, preload)
-            try:
-                return warm_run(
-                    server.socket_path,
-                    argv,
-                    env=environment,
-                    packages=packages,
-                    x64=x64,
-                    directory=directory,
-                    timeout=timeout,
-                    label=label,
-                    compile_cache=shared_compile_cache() if compile_cache else None,
-                )
-            except NotStarted as error:
-                gone = f"{error}; see {server.log}"
-        raise RunCrashed(f"[{label}] {ATTEMPTS} warm servers ended before the run began ({gone})")
-    env = {**environment, **({"JAX_ENABLE_X64": "1"} if x64 else {})}
-    return cold_run(python, argv, env, timeout=timeout, label=label, directory=directory)
+    cpu: bool,
+    x64: bool,
+    env: Mapping[str, str] | None,
+    inputs: Mapping[str, Any] | None,
+) -> Outcome:
+    """Run ``code`` in ``place`` once (:func:`casebook.releases._execute.execute`): in a
+    fork of this process's warm server of that environment (started if needed; on today's
+    jax sharing :func:`shared_compile_cache`), or in a fresh interpreter when ``env`` is
+    given or ``CASEBOOK_COLD_RUNS=1``."""
+    environment = child_env(place, cpu=cpu, env=env)
+    preload = preloads(place.package)
+    warm = not env and enabled()
+    cache = shared_compile_cache() if warm and place.todays_jax else None
+    gone = ""
+    for _ in range(ATTEMPTS):  # a cold run raises no NotStarted: it is tried once
+        server = server_for(place.python, environment, preload) if warm else None
+        try:
+            return execute(
+                place,
+                code,
+                environment,
+                timeout=timeout,
+                x64=x64,
+                inputs=inputs,
+                socket_path=server.socket_path if server else None,
+                compile_cache=cache,
+            )
+        except NotStarted as error:
+            gone = f"{error}; see {server.log if server else 'the run'}"
+    raise RunCrashed(f"[{place.label}] {ATTEMPTS} warm servers ended before the run began ({gone})")

@@ -33,7 +33,8 @@ from pathlib import Path
 from casebook.lock import GPU_REQUIREMENTS, REQUIREMENTS
 from casebook.project import REPORTED, ROOT
 from casebook.releases import _envs, eras
-from casebook.releases.errors import PatchError, ReleaseError, UnknownRelease
+from casebook.releases._envs import Patch
+from casebook.releases.errors import ReleaseError, UnknownRelease
 
 MANIFEST = Path(__file__).resolve().parent / "manifest.toml"
 
@@ -159,42 +160,6 @@ CURRENT = "current"  # documented where it is public, ``casebook.releases``
 
 
 @dataclasses.dataclass(frozen=True)
-class Patch:
-    """Replace one line of one file. ``old`` must match exactly one line (stripped).
-
-    Args:
-        path: the file, relative to the release's root (``"optax/_src/wrappers.py"``).
-        old: the line to replace, without its indent.
-        new: the line that replaces it; it keeps the old line's indent.
-
-    Examples:
-        >>> fix = Patch("f.py", "return a + b", "return a - b")
-        >>> print(fix.apply("def f(a, b):\\n    return a + b\\n"), end="")
-        def f(a, b):
-            return a - b
-    """
-
-    path: str
-    old: str
-    new: str
-
-    def apply(self, text: str) -> str:
-        """``text`` with the one line equal to ``old`` replaced by ``new`` (indent kept)."""
-        lines = text.splitlines(keepends=True)
-        hits = [i for i, line in enumerate(lines) if line.strip() == self.old.strip()]
-        if len(hits) != 1:
-            raise PatchError(
-                f"{self.path}: expected exactly one line equal to {self.old.strip()!r}, "
-                f"found {len(hits)}"
-            )
-        i = hits[0]
-        indent = lines[i][: len(lines[i]) - len(lines[i].lstrip())]
-        ending = "\n" if lines[i].endswith("\n") else ""
-        lines[i] = indent + self.new.strip() + ending
-        return "".join(lines)
-
-
-@dataclasses.dataclass(frozen=True)
 class PatchedRelease:
     """A release with one-line patches applied, in an environment of its own.
 
@@ -282,13 +247,13 @@ def environment(target: Target) -> _envs.Env:
     if isinstance(target, PatchedRelease):
         base = environment(target.base)
         return dataclasses.replace(base, name=target.label, patches=target.patches)
-    if target.startswith(eras.ERA_PREFIX):
-        return eras.environment(target)
-    rel, source = resolve(target), "the manifest and today's stack"
-    pins = requirements(rel)
-    return _envs.Env(
-        rel.spec, _envs.THIS_PYTHON, pins, source, package=rel.package, complete=_completion
-    )
+    if not target.startswith(eras.ERA_PREFIX):
+        rel, source = resolve(target), "the manifest and today's stack"
+        pins = requirements(rel)
+        return _envs.Env(
+            rel.spec, _envs.THIS_PYTHON, pins, source, package=rel.package, complete=_completion
+        )
+    return eras.environment(target)
 
 
 @functools.cache
@@ -309,7 +274,8 @@ def place_of(target: Target) -> _envs.Place:
     (:func:`casebook.releases._envs.place`), built if it is missing."""
     if target == CURRENT:
         return _envs.Place(CURRENT, sys.executable, (ROOT,), None, _own_homes(), None)
-    return _envs.place(environment(target))
+    env = environment(target)
+    return _envs.place(env)
 
 
 def source_file(target: Target, relative: str) -> Path:

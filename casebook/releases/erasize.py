@@ -105,7 +105,7 @@ def record(facts: Path, download: Download) -> None:
         era = re.sub(r"^download = .*$", line, era, count=1, flags=re.M)
     else:
         era = re.sub(r"^(python = .*)$", rf"\1\n{line}", era, count=1, flags=re.M)
-    storage.write_text(facts, head + era)
+    storage.write_atomic(facts, head + era)
 
 
 def main(argv: list[str] | None = None) -> None:

@@ -144,7 +144,7 @@ def _write(root: Path) -> tuple[list[Path], list[Path]]:
     written = []
     for path, text in todo.items():
         if not path.exists() or path.read_text() != text:
-            storage.write_text(path, text)
+            storage.write_atomic(path, text)
             written.append(path)
     return written, held
 

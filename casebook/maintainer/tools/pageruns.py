@@ -123,7 +123,7 @@ def save(record: dict, store: Path = STORE) -> Path:
         old = json.loads(path.read_text())
         if all(old.get(k) == record[k] for k in ("date", "python", "versions")):
             record = {**record, "pages": {**old["pages"], **record["pages"]}}
-    return storage.write_text(path, json.dumps(record, indent=1, sort_keys=True) + "\n")
+    return storage.write_atomic(path, json.dumps(record, indent=1, sort_keys=True) + "\n")
 
 
 def main(argv: list[str]) -> int:

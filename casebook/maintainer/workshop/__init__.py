@@ -119,7 +119,7 @@ def zip_handouts(site: Path, root: Path = ROOT, language: str = "en") -> tuple[P
 
 def _write(path: Path, notebook: dict) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
-    storage.write_text(path, notebook_text(notebook))
+    storage.write_atomic(path, notebook_text(notebook))
 
 
 def _count(notebook: dict) -> int:
@@ -140,7 +140,7 @@ def build(out: Path = DEFAULT_OUT, *, benchmarks: bool = False) -> list[Edition]
     flags = " --benchmarks" if benchmarks else ""
     readme = _README.format(flags=flags, url=BOOK_URL, table="\n".join(rows))
     out.mkdir(parents=True, exist_ok=True)
-    storage.write_text(out / "README.md", readme)
+    storage.write_atomic(out / "README.md", readme)
     return editions
 
 

@@ -236,7 +236,7 @@ def _kept(inputs: tuple[tuple[str, str], ...], language: str = "en") -> dict[str
             path.touch()  # the most recently used
         return {name: [(c, m) for c, m in cells] for name, cells in kept.items()}
     pages = _render(inputs, language)
-    storage.write_text(path, json.dumps(pages))
+    storage.write_atomic(path, json.dumps(pages))
     _evict(folder)
     return pages
 

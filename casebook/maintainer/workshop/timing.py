@@ -91,7 +91,7 @@ def record(kind: str, pages: Mapping[str, dict], versions: Mapping[str, str]) ->
     }
     path = MEASUREMENTS / f"{name}.json"
     path.parent.mkdir(parents=True, exist_ok=True)
-    storage.write_text(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
+    storage.write_atomic(path, json.dumps(data, indent=1, sort_keys=True) + "\n")
     return path
 
 
