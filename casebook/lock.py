@@ -14,7 +14,6 @@ is too old.
 
 from __future__ import annotations
 
-import hashlib
 import re
 import sys
 from pathlib import Path
@@ -29,7 +28,6 @@ __all__ = [
     "SUPPORTED",
     "check_python",
     "dotted",
-    "lock_digest",
     "locked_on",
     "locked_pins",
     "locked_versions",
@@ -74,12 +72,6 @@ def check_python() -> None:
     problem = python_problem()
     if problem:
         sys.exit(problem)
-
-
-def lock_digest(files: list[Path]) -> str:
-    """The sha256 of the lock files ``files`` and ``pyproject.toml`` they are made from:
-    what the venv's stamp and the test run's grid cells are keyed by."""
-    return hashlib.sha256(b"".join(f.read_bytes() for f in [*files, PYPROJECT])).hexdigest()
 
 
 def locked_on(path: Path | None = None) -> str:

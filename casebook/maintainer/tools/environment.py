@@ -1,15 +1,16 @@
-"""The book's own environment: a supported Python, ``.venv`` from the hashed lock, the releases.
+"""The book's own environment: a supported Python, ``.venv`` synced to the hashed lock, the releases.
 
 Standard library only, and importable on any Python 3, so that ``python3 -m casebook``
 can run on a fresh machine that has nothing installed. Reading the lock, and the check
 that stops on a Python that is too old, are :mod:`casebook.lock`'s (they ship with the
 package; this module, like the rest of ``casebook.maintainer.tools``, lives only in a clone).
 
-* :func:`setup` creates ``.venv`` with the running interpreter, installs ``requirements.txt``
-  with ``pip --require-hashes`` and ``casebook`` itself in editable mode (both again only
-  when the lock or ``pyproject.toml`` changed), and builds the historical releases' and
-  eras' environments (:data:`FETCH`); with ``gpu``, it stops where jax finds no GPU
-  (:func:`device`).
+* :func:`setup` creates ``.venv`` with the running interpreter, installs the lock's uv
+  into it (pip, ``--require-hashes``), then lets uv make ``.venv`` exactly the lock and
+  ``casebook`` in editable mode (``uv pip sync``, every hash verified, every module
+  compiled to bytecode; a second run checks and changes nothing, in about two seconds),
+  and builds the historical releases' and eras' environments (:data:`FETCH`); with
+  ``gpu``, it syncs the CUDA 13 lock and stops where jax finds no GPU (:func:`device`).
 * :func:`lock` (``setup --lock``) regenerates ``requirements.txt`` (and the CUDA 13
   variant) from ``pyproject.toml``.
 """
@@ -32,25 +33,10 @@ from casebook.lock import (
     SUPPORTED,
     check_python,
     dotted,
-    lock_digest,
 )
 from casebook.project import ROOT
 
 VENV = Path(os.environ.get("CASEBOOK_VENV", ROOT / ".venv"))
-_STAMP = ".casebook-requirements.sha256"
-_INSTALLED_AS = "bytecode"
-"""How the lock is installed, written into the stamp beside the lock's digest: with every
-module compiled (:data:`COMPILE`; a venv set up before that is set up again). Each kernel,
-server and test worker imports jax and the rest afresh; reading ``.pyc`` files instead of
-compiling the sources cuts ``import jax, optax, equinox, diffrax`` from 3.1 s to 1.2 s on
-the 2-core machine where ``PYTHONDONTWRITEBYTECODE`` is set, and uv writes none."""
-
-COMPILE = (
-    "import compileall, sysconfig; "
-    "compileall.compile_dir(sysconfig.get_path('purelib'), quiet=2, workers=0)"
-)
-"""Compile every module of the venv's site-packages not compiled yet (what pip does at
-install; uv's ``--compile-bytecode`` skips packages it finds installed)."""
 
 
 def venv_python(venv: Path = VENV) -> Path:
@@ -116,14 +102,15 @@ def setup(gpu: bool = False) -> Path:
     if not py.exists():
         sh([sys.executable, "-m", "venv", VENV])
     lock = GPU_REQUIREMENTS if gpu else REQUIREMENTS
-    stamp = VENV / _STAMP
-    want = f"{lock_digest([lock])} {_INSTALLED_AS}"
-    if not stamp.exists() or stamp.read_text().strip() != want:
-        pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-        install_lock(py, lock)
-        sh([py, "-c", COMPILE])
-        sh([*pip, "--no-deps", "--no-build-isolation", "-e", ROOT])
-        stamp.write_text(want)
+    uv = py.parent / "uv"
+    if not uv.exists():  # once: the lock's uv, by pip, hash-checked
+        pin = VENV / "uv-requirement.txt"
+        pin.write_text(pinned_block(lock, "uv"))
+        sh([py, "-m", "pip", "install", "-q", "--require-hashes", "--no-deps", "-r", pin])
+    editable = VENV / "casebook-editable.txt"
+    editable.write_text(f"-e {ROOT}\n")
+    sync = [uv, "pip", "sync", "--python", py, "--system-certs", "--no-build-isolation"]
+    sh([*sync, "--compile-bytecode", "--quiet", lock, editable])
     sh([py, *FETCH], cwd=ROOT)
     if gpu:
         device(gpu)
@@ -153,27 +140,6 @@ def pinned_block(lock: Path, package: str) -> str:
     if not block:
         raise ValueError(f"{lock.name} does not pin {package}")
     return "\n".join(block) + "\n"
-
-
-def install_lock(py: Path, lock: Path) -> None:
-    """Install ``lock`` into the venv of ``py``, hash-checked and without dependencies.
-
-    First the lock's own uv (its pin, hash-checked, installed by pip), then the rest with
-    that uv, which downloads in parallel and keeps one wheel cache for the book and its
-    era stacks; if uv cannot (no index access for it, say), pip installs the lock.
-    """
-    pip = [py, "-m", "pip", "install", "--disable-pip-version-check", "-q"]
-    uv_pin = VENV / "uv-requirement.txt"
-    uv_pin.write_text(pinned_block(lock, "uv"))
-    sh([*pip, "--require-hashes", "--no-deps", "-r", uv_pin])
-    uv = py.parent / "uv"
-    hashed = ["--require-hashes", "--no-deps", "-r", str(lock)]
-    done = subprocess.run(
-        [str(uv), "pip", "install", "--quiet", "--system-certs", "--python", str(py), *hashed]
-    )
-    if done.returncode:
-        print("casebook: uv could not install the lock; installing it with pip", flush=True)
-        sh([*pip, *hashed])
 
 
 def lock() -> None:
