@@ -43,21 +43,26 @@ _from_record: dict[str, str] = {}
 _unit_record: dict[str, tuple[str, str]] = {}
 _passed: dict[str, str] = {}
 _failed: set[str] = set()
-_reads_no_pages = [False]
-"""Whether the unit test running in this process is of a module that declares
-``READS_PAGES = False`` (then opening a page's text is refused)."""
+_pages_allowed: list[frozenset[str] | None] = [None]
+"""The pages the unit test running in this process may open: those its module declares
+(``READS_PAGES``: none, or a tuple of pages), or None (any); opening another page's text is
+refused."""
 
 
 def _refuse_page_reads(event: str, args: tuple[Any, ...]) -> None:
     """An audit hook: inside a test whose module declares it reads no page, opening a
     page's text under the checkout raises (the declaration narrows the test's record)."""
-    if event != "open" or not _reads_no_pages[0] or not isinstance(args[0], str | Path):
+    allowed = _pages_allowed[0]
+    if event != "open" or allowed is None or not isinstance(args[0], str | Path):
         return
     path = Path(os.path.abspath(args[0]))
-    if path.is_relative_to(ROOT) and testrecord.is_page_text(path.relative_to(ROOT).as_posix()):
+    name = path.relative_to(ROOT).as_posix() if path.is_relative_to(ROOT) else ""
+    if testrecord.is_page_text(name) and name not in allowed:
+        declared = ", ".join(sorted(allowed)) or "False"
         raise PermissionError(
-            f"{path.relative_to(ROOT)} is a page's text, and this test module declares "
-            "READS_PAGES = False (casebook/maintainer/tools/testrecord.py): remove the declaration"
+            f"{name} is a page's text, and this test module declares READS_PAGES = "
+            f"{declared} (casebook/maintainer/tools/testrecord.py): declare it, or remove "
+            "the declaration"
         )
 
 
@@ -130,12 +135,12 @@ def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> 
     """A unit test shares the machine from its first fixture to its last tear-down. A page
     (an nbmake item) is left to its cells, which take the lock one by one."""
     if isinstance(item, pytest.Function):
-        _reads_no_pages[0] = testrecord.kind_of(item.module) == testrecord.NOT_PAGES
+        _pages_allowed[0] = testrecord.pages_allowed(testrecord.kind_of(item.module))
         try:
             with suite.shared():
                 yield
         finally:
-            _reads_no_pages[0] = False
+            _pages_allowed[0] = None
     else:
         yield
 

@@ -30,6 +30,8 @@ from casebook.check._report import FAMILIES_FILE, Family
 from casebook.maintainer.tools import buildcache, suite
 from casebook.project import ROOT
 
+READS_PAGES = ("book/lessons.ipynb",)
+
 PAGE = ROOT / "book" / "lessons.ipynb"
 FAMILIES = typing.get_args(Family)
 KEYS = {"crash": "crash"} | {

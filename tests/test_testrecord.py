@@ -54,6 +54,27 @@ def test_a_page_s_text_keeps_only_the_tests_that_read_no_page(checkout):
     assert _held(checkout) == set()
 
 
+def test_a_module_that_names_its_pages_is_proved_again_when_one_of_them_changes(checkout):
+    own = testrecord.AND.join([NOT_PAGES, "notebooks/01-a.ipynb"])
+    (checkout / "notebooks" / "02-b.ipynb").write_text("{}\n")
+    testrecord.record(checkout, {"t::own": own, "t::reads": ALL}, set())
+    (checkout / "notebooks" / "02-b.ipynb").write_text('{"edited": 1}\n')
+    assert _held(checkout) == {"t::own"}  # another page's edit
+    (checkout / "notebooks" / "01-a.ipynb").write_text('{"edited": 1}\n')
+    assert _held(checkout) == set()  # its own
+
+
+def test_a_module_that_names_its_pages_may_open_those_alone(monkeypatch, pytestconfig):
+    """The audit hook of the test command's ``conftest.py``, as a module that declares one
+    page sets it: that page opens, another page is refused."""
+    root_conftest = pytestconfig.pluginmanager.get_plugin(str(ROOT / "conftest.py"))
+    first, second = sorted((ROOT / "notebooks").glob("*.ipynb"))[:2]
+    monkeypatch.setattr(root_conftest, "_pages_allowed", [frozenset({f"notebooks/{first.name}"})])
+    assert first.read_text()
+    with pytest.raises(PermissionError, match=f"READS_PAGES = notebooks/{first.name}"):
+        second.read_text()
+
+
 def test_what_git_ignores_keeps_it_and_a_fresh_run_ignores_it(checkout, monkeypatch):
     testrecord.record(checkout, {"t::a": ALL}, set())
     (checkout / "_build" / "other.txt").write_text("built\n")

@@ -11,10 +11,12 @@ One narrowing, declared by the test module and enforced while it runs: a module 
 ``READS_PAGES = False`` reads no page's text (a notebook, its Markdown twin, a book page, a
 handout or a page's translation, :func:`is_page_text`), so its tests are keyed by every
 file but those pages' bytes (their names still count: a page added or removed changes the
-key). Editing one case page (``sync`` rewrites its catalog too) then re-runs the page and
-the tests that read pages, not the release runner's tests.
-The test command's ``conftest.py`` refuses, inside such a module's tests, any opening of a
-page's text (a Python audit hook), so a wrong declaration goes red rather than stale.
+key); one that sets it to a tuple of pages (``("book/lessons.ipynb",)``) reads those
+alone, and their bytes count too. Editing one case page (``sync`` rewrites its catalog
+too) then re-runs the page and the tests that read it, not the release runner's tests.
+The test command's ``conftest.py`` refuses, inside such a module's tests, any opening of
+another page's text (a Python audit hook), so a wrong declaration goes red rather than
+stale.
 
 A test that failed, or was skipped, is never taken from the record; ``--fresh`` and
 ``CI=true`` ignore it (:func:`buildcache.fresh`).
@@ -41,6 +43,9 @@ EVERYTHING = "everything"
 """The key of a test that may read any file of the checkout."""
 NOT_PAGES = "all but the pages' text"
 """The key of a test whose module declares ``READS_PAGES = False``."""
+AND = " and "
+"""``NOT_PAGES + AND + "book/lessons.ipynb"``: the key of a test whose module declares the
+pages it reads."""
 
 PAGE_FOLDERS = ("notebooks", "book", "handouts")
 
@@ -63,7 +68,28 @@ def is_page_text(name: str) -> bool:
 
 def kind_of(module: object) -> str:
     """The key a test module's tests are recorded under (its ``READS_PAGES``)."""
-    return NOT_PAGES if getattr(module, "READS_PAGES", True) is False else EVERYTHING
+    reads = getattr(module, "READS_PAGES", True)
+    if reads is True:
+        return EVERYTHING
+    return AND.join([NOT_PAGES, *sorted(reads or ())])
+
+
+def pages_allowed(kind: str) -> frozenset[str] | None:
+    """The pages a test of ``kind`` may open (None: any)."""
+    return None if kind == EVERYTHING else frozenset(kind.split(AND)[1:])
+
+
+def _digest(root: Path, kind: str) -> str | None:
+    """The checkout's digest under ``kind``: :func:`checkout_digests`'s, and for a module's
+    own pages, :data:`NOT_PAGES`'s with those pages' bytes (None outside a git checkout)."""
+    digests = checkout_digests(root)
+    if digests is None or kind in digests:
+        return None if digests is None else digests[kind]
+    digest = hashlib.sha256(digests[NOT_PAGES].encode())
+    for name in sorted(pages_allowed(kind) or ()):
+        path = root / name
+        digest.update(name.encode() + b"\0" + (path.read_bytes() if path.is_file() else b""))
+    return digest.hexdigest()
 
 
 @functools.cache
@@ -98,10 +124,8 @@ def _read(build: Path) -> dict[str, list[str]]:
 
 
 def _current(root: Path, build: Path) -> dict[str, list[str]]:
-    digests = checkout_digests(root)
-    if digests is None:
-        return {}
-    return {n: e for n, e in _read(build).items() if digests.get(e[0]) == e[1]}
+    held = _read(build).items()
+    return {n: e for n, e in held if e[1] is not None and _digest(root, e[0]) == e[1]}
 
 
 def passed_on_record(root: Path, build: Path | None = None) -> dict[str, tuple[str, str]]:
@@ -117,14 +141,14 @@ def record(root: Path, passed: dict[str, str], failed: set[str], build: Path | N
     """Add a run's ``passed`` tests (node id: the key its module is recorded under) to the
     record of today's checkout, less its ``failed`` ones; entries of other inputs go."""
     build = build or root / "_build"
-    digests = checkout_digests(root)
-    if digests is None:
+    if checkout_digests(root) is None:
         return
     held = _current(root, build)
     now = datetime.datetime.now().astimezone().strftime("%Y-%m-%d %H:%M %Z")
     for nodeid, kind in passed.items():
-        if held.get(nodeid, [None])[0] != kind:
-            held[nodeid] = [kind, digests[kind], now]
+        digest = _digest(root, kind)
+        if held.get(nodeid, [None])[0] != kind and digest is not None:
+            held[nodeid] = [kind, digest, now]
     for nodeid in failed:
         held.pop(nodeid, None)
     build.mkdir(parents=True, exist_ok=True)
