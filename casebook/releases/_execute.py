@@ -1,5 +1,7 @@
-"""The two ways one run is carried out, both ending in a :class:`Finished` with the
-child's stdout and stderr in the run's folder.
+"""One run, carried out (:func:`execute`): the cell and its inputs written into a folder of
+its own, the child program run one of two ways, each leaving the child's stdout and stderr
+in that folder, then its outcome read and where its packages came from checked
+(:func:`check_origins`), the last step of a run.
 
 * :func:`warm_run`: asked of a warm server (:mod:`casebook.releases._server`, started by
   :mod:`casebook.releases._pool`) over its Unix socket. The request is one JSON line (the
