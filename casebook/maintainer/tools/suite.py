@@ -171,13 +171,6 @@ def run_tests(py: str | Path, args: list[str], extra: dict[str, str] | None = No
         environment.sh([py, "-m", "pytest", *args], cwd=ROOT, env=env)
 
 
-NO_BROWSER = (
-    "casebook test: chromium not found, so the browser tests (tests/test_browser.py: the "
-    "first screen of each case page, the search) are skipped; install Debian's chromium "
-    "(`apt-get install chromium`) to run them"
-)
-
-
 DURATIONS = ROOT / "tests" / "durations.json"
 """Each test's seconds in a full run (pytest-split's format), which ``--shard`` balances the
 shards by; a test it lacks counts as the average. Written from a run's junit report by
