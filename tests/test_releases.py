@@ -126,6 +126,32 @@ def test_a_release_is_today_s_stack_with_its_pin_built_once(env):
     assert envs.venv_dir(release).name == f"fakepkg-1.0-{release.key}"
 
 
+def test_another_lock_is_another_release_environment(tmp_path, monkeypatch):
+    """What completes a release (etils for optax 0.2.3) is pinned by the lock, which no
+    reported package names: a changed lock changes the environment's key."""
+    monkeypatch.delenv("CASEBOOK_MANIFEST", raising=False)  # the real one
+    before = targets.environment("optax==0.1.9").key
+    lock = tmp_path / "requirements.txt"
+    lock.write_text(targets.REQUIREMENTS.read_text().replace("etils==", "etils==0.0.1.dev0+", 1))
+    monkeypatch.setattr(targets, "REQUIREMENTS", lock)
+    assert targets.environment("optax==0.1.9").key != before
+
+
+def test_the_set_up_removes_a_target_s_environments_of_older_pins(tmp_path):
+    ready = {"optax-0.1.9-" + "a" * 16, "era-optax-828-" + "b" * 16}
+    old = ["optax-0.1.9-" + "c" * 16, "optax-0.1.9-" + "c" * 16 + ".failed"]
+    kept = [
+        *ready,
+        "optax-0.1.9-fix-B-" + "d" * 16,
+        "casebook-path",
+        "optax-0.1.9-" + "a" * 16 + ".partial-7",
+    ]
+    for name in [*old, *kept]:
+        (tmp_path / name).mkdir(parents=True) if "." not in name[-8:] else (tmp_path / name).touch()
+    assert r._sweep_stale(tmp_path, ready) == sorted(old)
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted(kept)
+
+
 def test_what_a_release_requires_and_today_s_stack_lacks_is_added(env):
     """fakepkg 2.0 requires etils (as optax 0.2.3 does), which no package of today's stack
     requires: its environment gets this interpreter's etils, and not what an extra needs."""

@@ -34,6 +34,7 @@ IPython): the set-up command imports it before anything else is installed.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from casebook.releases import _targets
@@ -128,8 +129,9 @@ def fetch_command(args: list[str] | None = None, gpu: bool = False) -> None:
     """``python3 -m casebook setup`` of an installed package, and a clone's set-up's last
     step: the environment of every release of the manifest and of every era; a
     :class:`ReleaseError` ends the command with its message. Three are built at a time,
-    online (``_envs.ensure`` with ``retry``: a failed build is tried
-    again)."""
+    online (``_envs.ensure`` with ``retry``: a failed build is tried again); then the
+    environments of the same targets built from other pins (an older lock or manifest) are
+    removed (``_sweep_stale``)."""
     import concurrent.futures
     import shutil
     import sys
@@ -148,6 +150,25 @@ def fetch_command(args: list[str] | None = None, gpu: bool = False) -> None:
     except ReleaseError as e:
         sys.exit(f"casebook setup: {e}")
     print(f"casebook: {len(targets)} environment(s) ready in {time.perf_counter() - t0:.0f} s")
+    _sweep_stale(cache_dir() / "envs", {_envs.venv_dir(e).name for e in envs})
+
+
+def _sweep_stale(folder: Path, ready: set[str]) -> list[str]:
+    """Remove from ``folder`` what belongs to a target of ``ready`` (folders ``NAME-KEY``)
+    under another key: its environment, failure record or scratch build of older pins.
+    What no target of ``ready`` names (a patched release's, built by a page) stays.
+    Returns the names removed."""
+    import re
+    import shutil
+
+    stems = {name.rpartition("-")[0] for name in ready}
+    removed = []
+    for old in sorted(folder.glob("*")):
+        m = re.fullmatch(r"(.+)-([0-9a-f]{16})(\..*)?", old.name)
+        if m and m[1] in stems and f"{m[1]}-{m[2]}" not in ready:
+            shutil.rmtree(old) if old.is_dir() else old.unlink()
+            removed.append(old.name)
+    return removed
 
 
 def load_ipython_extension(ipython: Any) -> None:

@@ -21,8 +21,10 @@ from __future__ import annotations
 import dataclasses
 import difflib
 import functools
+import hashlib
 import importlib.metadata
 import importlib.util
+import json
 import os
 import re
 import sys
@@ -143,9 +145,13 @@ def stack(roots: tuple[str, ...] = REPORTED) -> dict[str, str]:
 
 def requirements(rel: Release) -> str:
     """The requirement set of a run on ``rel``: today's :func:`stack`, the release's pin and
-    the manifest's hash in place of its package's."""
+    the manifest's hash in place of its package's; last, a comment naming the digest of the
+    locks, which pin what a build adds to complete the release (:func:`_completion`), so
+    that another lock is another environment."""
     pins = {**stack(), normal(rel.package): f"{rel.spec} --hash=sha256:{rel.sha256}"}
-    return "".join(f"{pin}\n" for pin in pins.values())
+    locks = json.dumps(sorted(_lock_hashes().items())).encode()
+    completed = f"# completed from the locks {hashlib.sha256(locks).hexdigest()[:16]}\n"
+    return "".join(f"{pin}\n" for pin in pins.values()) + completed
 
 
 def _completion(site: Path) -> str:
