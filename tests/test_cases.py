@@ -3,7 +3,7 @@
 The README and introduction tables are the rendered registry; ``_toc.yml`` lists every case
 notebook in registry order; each notebook's card has the registry's issue link, opened date
 and first fixed release, and cites a key of ``book/references.bib``; each expected error is
-the one the notebook asserts; each check set-up gets the verdict the lessons page shows.
+the one the notebook asserts (each check set-up's verdict is in ``tests/test_check.py``).
 The ``check_*(case, root)`` functions also run on a case scaffolded into a temporary copy
 (``tests/test_sync.py``, the path of a new case).
 """
@@ -18,7 +18,7 @@ from pathlib import Path
 import pytest
 from test_notebooks import ANATOMY_CHECKS
 
-from casebook import cases, explain as _explain, releases
+from casebook import cases, explain as _explain
 from casebook.cases import Case
 from casebook.maintainer import sync
 from casebook.maintainer.sync import _card as card_text, _tables as tables, scaffold
@@ -143,55 +143,6 @@ def test_a_broken_card_is_caught(tmp_path):
     case = replace(cases.get("optax-1210"), first_fixed="optax==0.2.4")
     with pytest.raises(AssertionError):
         check_card(case, ROOT)
-
-
-CURRENT = [
-    (c.key, s.name) for c in cases.CASES for s in c.checks if s.release == "current" and not s.x64
-]
-
-
-@pytest.mark.parametrize("key, name", CURRENT, ids=[f"{k}:{n}" for k, n in CURRENT])
-def test_check_setups_get_their_verdict(key, name):
-    from casebook.check import check_optimizer
-
-    setup = cases.get(key).check(name)
-    report = check_optimizer(**setup.build())
-    assert report.ok != setup.buggy, str(report)
-
-
-ELSEWHERE = [
-    (c.key, s.name) for c in cases.CASES for s in c.checks if s.release != "current" or s.x64
-]
-
-
-@pytest.mark.parametrize("key, name", ELSEWHERE, ids=[f"{k}:{n}" for k, n in ELSEWHERE])
-def test_check_setups_on_old_releases_and_x64_get_their_verdict(key, name):
-    """These run in a subprocess: on the old release where the bug lives, or in 64-bit mode."""
-    setup = cases.get(key).check(name)
-    code = (
-        f"from casebook.cases import get\nfrom casebook.check import check_optimizer\n"
-        f"result = check_optimizer(**get({key!r}).check({name!r}).build()).ok\n"
-    )
-    outcome = releases.run(
-        code, setup.release if setup.release != "current" else releases.CURRENT, x64=setup.x64
-    )
-    assert outcome.ok, outcome.summary
-    assert outcome.result != setup.buggy
-
-
-def test_expect_records_what_it_asserted_and_where():
-    from casebook import releases
-
-    before = len(releases.asserted())
-    releases.expect(releases.run("int('x')"), raises=ValueError, match="invalid literal")
-    assert releases.asserted()[before:] == [
-        releases.Asserted(
-            "current",
-            "ValueError",
-            "invalid literal",
-            "invalid literal for int() with base 10: 'x'",
-        )
-    ]
 
 
 # ------------------------------------------------------------- a copy of the checkout

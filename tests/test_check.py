@@ -11,6 +11,7 @@ import optax
 import pytest
 from jax.lax import cond as imported_cond
 
+from casebook import cases, releases
 from casebook.check import (
     MAX_EXPLICIT_STEPS,
     MAX_STEPS,
@@ -616,3 +617,39 @@ def test_a_donated_state_that_holds_the_params_or_one_array_twice_is_named():
     assert check_optimizer(optax.adam(1e-2), PARAMS, donate_state=True).ok
     with pytest.raises(TypeError, match="donate_state must be True"):
         check_optimizer(optax.adam(1e-2), PARAMS, donate_state="yes")
+
+
+# ------------------------------------------------- the cases' own set-ups, judged
+
+CURRENT = [
+    (c.key, s.name) for c in cases.CASES for s in c.checks if s.release == "current" and not s.x64
+]
+
+
+@pytest.mark.parametrize("key, name", CURRENT, ids=[f"{k}:{n}" for k, n in CURRENT])
+def test_check_setups_get_their_verdict(key, name):
+    from casebook.check import check_optimizer
+
+    setup = cases.get(key).check(name)
+    report = check_optimizer(**setup.build())
+    assert report.ok != setup.buggy, str(report)
+
+
+ELSEWHERE = [
+    (c.key, s.name) for c in cases.CASES for s in c.checks if s.release != "current" or s.x64
+]
+
+
+@pytest.mark.parametrize("key, name", ELSEWHERE, ids=[f"{k}:{n}" for k, n in ELSEWHERE])
+def test_check_setups_on_old_releases_and_x64_get_their_verdict(key, name):
+    """These run in a subprocess: on the old release where the bug lives, or in 64-bit mode."""
+    setup = cases.get(key).check(name)
+    code = (
+        f"from casebook.cases import get\nfrom casebook.check import check_optimizer\n"
+        f"result = check_optimizer(**get({key!r}).check({name!r}).build()).ok\n"
+    )
+    outcome = releases.run(
+        code, setup.release if setup.release != "current" else releases.CURRENT, x64=setup.x64
+    )
+    assert outcome.ok, outcome.summary
+    assert outcome.result != setup.buggy

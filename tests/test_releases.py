@@ -923,3 +923,18 @@ def test_a_missing_release_downloads_on_demand_only(tmp_path, monkeypatch):
     with pytest.raises(r.ReleaseNotCached):
         r.run("pass", "optax==0.1.9")
     assert online == [False, True]
+
+
+def test_expect_records_what_it_asserted_and_where():
+    from casebook import releases
+
+    before = len(releases.asserted())
+    releases.expect(releases.run("int('x')"), raises=ValueError, match="invalid literal")
+    assert releases.asserted()[before:] == [
+        releases.Asserted(
+            "current",
+            "ValueError",
+            "invalid literal",
+            "invalid literal for int() with base 10: 'x'",
+        )
+    ]

@@ -16,6 +16,8 @@ from nbclient import NotebookClient
 
 from casebook.maintainer.tools import suite
 
+READS_PAGES = False
+
 PROBE = """
 import fcntl, os
 
