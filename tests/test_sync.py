@@ -11,6 +11,7 @@ documents, from ``new`` to the Errors page, ``explain``, the board and the works
 from __future__ import annotations
 
 import re
+import shutil
 import tomllib
 from pathlib import Path
 
@@ -46,11 +47,18 @@ def test_every_script_of_a_case_is_read_and_every_script_it_names_exists(case):
 # ------------------------------------------------- each single source, broken on purpose
 
 
-@pytest.fixture
-def copy(tmp_path) -> Path:
-    root = _copy(tmp_path)
+@pytest.fixture(scope="module")
+def pristine(tmp_path_factory) -> Path:
+    """One copy of what sync reads and writes, shown in sync once for the module."""
+    root = _copy(tmp_path_factory.mktemp("pristine"))
     assert not sync.stale(root)  # the copy starts in sync
     return root
+
+
+@pytest.fixture
+def copy(pristine, tmp_path) -> Path:
+    """A copy of :func:`pristine` for one test to break."""
+    return Path(shutil.copytree(pristine, tmp_path / "checkout"))
 
 
 def test_a_word_changed_in_a_card_line_after_the_first_shows_on_the_page(copy):
