@@ -83,14 +83,21 @@ def enabled() -> bool:
     return os.environ.get("CASEBOOK_COLD_RUNS", "") not in ("1", "true", "yes")
 
 
+READER_CACHE_ENV = "JAX_COMPILATION_CACHE_DIR"
+"""jax's persistent compilation cache, as a reader may set it for today's stack. An era's
+run does not get it: jax 0.5.1 (era:optax-1210) then imports ``etils.epath`` at its first
+compile, and the era's ``etils`` needs ``importlib_resources``, which it lacks, so every run
+raised ``ModuleNotFoundError`` instead of the report's error."""
+
+
 def shared_compile_cache() -> Path:
     """The compilation cache of a warm run on today's jax: the one this process's jax
-    reads (``JAX_COMPILATION_CACHE_DIR``: the test command gives every process of its run
+    reads (:data:`READER_CACHE_ENV`: the test command gives every process of its run
     one), else the user's :data:`COMPILE_CACHE` in the temporary folder. A run starts from
     a fresh process, so without it each run compiles again what the runs before it compiled
     (:func:`casebook.releases._server.use_compile_cache`)."""
     default = Path(tempfile.gettempdir()) / f"{COMPILE_CACHE}-{os.getuid()}"
-    return Path(os.environ.get("JAX_COMPILATION_CACHE_DIR") or default)
+    return Path(os.environ.get(READER_CACHE_ENV) or default)
 
 
 # ------------------------------------------------- which runs share a server (its key)
@@ -291,13 +298,6 @@ def shutdown() -> list[int]:
             server.stop()
         owned.servers.clear()
     return stopped
-
-
-READER_CACHE_ENV = "JAX_COMPILATION_CACHE_DIR"
-"""jax's persistent compilation cache, as a reader may set it for today's stack. An era's
-run does not get it: jax 0.5.1 (era:optax-1210) then imports ``etils.epath`` at its first
-compile, and the era's ``etils`` needs ``importlib_resources``, which it lacks, so every run
-raised ``ModuleNotFoundError`` instead of the report's error."""
 
 
 def child_env(place: Place, *, cpu: bool, env: Mapping[str, str] | None = None) -> dict[str, str]:

@@ -133,7 +133,7 @@ def compile_cache() -> dict[str, str]:
     triggers, warm release runs): one folder, kept between local runs beside the fetched
     wheels, each compile stored however short. An XLA program is compiled once, by the
     first process that needs it. An era's run does not get it
-    (``casebook.releases._runner.READER_CACHE_ENV``); the Colab simulation starts its
+    (``casebook.releases._pool.READER_CACHE_ENV``); the Colab simulation starts its
     own processes, cold; ``bench.compile_seconds`` and the bench programs turn it off for
     what they time."""
     from casebook.releases._envs import cache_dir
