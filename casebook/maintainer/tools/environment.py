@@ -155,6 +155,11 @@ def lock() -> None:
         uv = str(py.parent / "uv")
     today = datetime.date.today().isoformat()
     low = dotted(SUPPORTED[0])
+    # Left out: jsonschema imports rfc3987-syntax when it is there (to check "iri" formats,
+    # which nothing here asks for), and rfc3987-syntax compiles 38 lark grammars as it is
+    # imported: 1.5 to 3 s in every process that imports nbformat (each test worker, nbclient
+    # and jupyter-book run). Only jupyter-events (jupyter-server, nbdime, sphinx-tojupyter)
+    # asks for it, through jsonschema's format-nongpl extra.
     compile_ = [
         uv,
         "pip",
@@ -166,6 +171,7 @@ def lock() -> None:
         "--no-header",
         "--upgrade",
         "--quiet",
+        *("--no-emit-package", "rfc3987-syntax", "--no-emit-package", "lark"),
     ]
     sh([*compile_, "--universal", "--python-version", low, "-o", REQUIREMENTS], cwd=ROOT)
     sh(
