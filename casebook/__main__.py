@@ -7,7 +7,7 @@ Read, run and write cases:
                      device jax runs on. --lock first re-locks requirements*.txt from
                      pyproject.toml (the newest releases)
   test [--fresh] [--shard K/N] [--latest|--colab-sim|--corpus] [PATH ...]
-                     set up, then ``pytest -n N --nbmake notebooks/ book/ tests/`` (pages
+                     set up, then ``pytest -n auto --nbmake notebooks/ book/ tests/`` (pages
                      and unit tests in parallel; benchmark cells alone); a page whose inputs
                      are unchanged since its green run passes from that record (--fresh, or
                      CI=true: prove every page again); --shard K/N runs the K-th of N

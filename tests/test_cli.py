@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from casebook import __main__ as cli, lock
-from casebook.maintainer.tools import environment, suite
+from casebook.maintainer.tools import environment
 
 READS_PAGES = False
 
@@ -31,8 +31,12 @@ def test_test_runs_pytest_nbmake_on_notebooks_book_and_tests_by_default(calls):
     cli.main(["test"])
     assert calls[0] == ("setup", False)
     command, env = calls[1][1], calls[1][2]
-    assert command[:3] == ["py", "-m", "pytest"] and command[3:5] == ["-n", str(suite.WORKERS)]
-    assert 2 <= suite.WORKERS <= 4  # one more than the cores, at most four
+    assert command[:3] == ["py", "-m", "pytest"] and command[3:7] == [
+        "-n",
+        "auto",
+        "--maxprocesses",
+        "4",
+    ]
     # the lessons page's whole run is tests/test_lessons_families.py's first test
     assert command[-5:] == [
         "--nbmake",

@@ -35,7 +35,6 @@ __all__ = [
     "ONCE_ELSEWHERE",
     "PARALLEL",
     "TEST_ARGS",
-    "WORKERS",
     "exclusive",
     "held",
     "lock_cells",
@@ -102,23 +101,22 @@ def lock_cells() -> None:
 
 # ------------------------------------------------------------------- the test command
 
-WORKERS = min(4, len(os.sched_getaffinity(0)) + 1)
-"""One pytest-xdist worker more than the cores this process may use, at most four (each
-holds jax and warm servers). A worker often waits: on its page's kernel, a release server,
-chromium, or a benchmark's exclusive lock. With one worker per core, a fresh run on a
-2-core machine left the cores idle 24 % of its 597 s (calibration 0.76 s); with three
-workers, 10 % of 527 s (0.82 s), 2026-11-29."""
-
 PARALLEL = [
-    *("-n", str(WORKERS)),
+    *("-n", "auto", "--maxprocesses", "4"),
     *("--dist", "loadfile", "--no-loadscope-reorder"),
 ]
-"""pytest-xdist: :data:`WORKERS` workers, handed a file at a time, in the order given. With ``--dist load`` the first worker got the first
+"""pytest-xdist: one worker per core, at most four (each holds jax and warm servers), handed
+a file at a time, in the order given. With ``--dist load`` the first worker got the first
 154 items of 1,238 at once, the ten pages among them: it ran every page, 452 s of work
 against the other's 322 s, which then sat idle for the last 97 s. A file at a time, each
 page goes to whichever worker is free, and a module's fixtures (the browser tests' site
 build) are built once; in the order given, the pages (a file of one item each, which
-xdist's reorder by size would send last) go first, and the last to end are small files."""
+xdist's reorder by size would send last) go first, and the last to end are small files.
+
+One worker more than the cores was tried (2026-11-29, 2 cores): a fresh run idled the
+cores 10 % of the time instead of 24 %, but an edit to page 3 took 206 s instead of 180 to
+191, that page 170 s instead of 75 to 110 (its benchmark cells wait for two workers, not
+one), and a fresh clone's run was no faster (624 s at calibration 0.93)."""
 
 ONCE_ELSEWHERE = ["book/lessons.ipynb::lessons.ipynb"]
 """Pages whose whole run is already a test of ``tests/``, so nbmake does not run them a
