@@ -113,10 +113,11 @@ page goes to whichever worker is free, and a module's fixtures (the browser test
 build) are built once; in the order given, the pages (a file of one item each, which
 xdist's reorder by size would send last) go first, and the last to end are small files.
 
-One worker more than the cores was tried (2026-11-29, 2 cores): a fresh run idled the
-cores 10 % of the time instead of 24 %, but an edit to page 3 took 206 s instead of 180 to
-191, that page 170 s instead of 75 to 110 (its benchmark cells wait for two workers, not
-one), and a fresh clone's run was no faster (624 s at calibration 0.93)."""
+One worker more than the cores was tried (2026-11-29, 2 cores, each a fresh clone's
+``.ci/run`` that day): the test command took 624 s against 650 s, the run after an edit to
+page 3 206 s against 207 s, a run with nothing changed 28 s against 16 s. Three workers
+keep the cores busier (idle 10 % of a run, not 24 %), but every page then shares them
+three ways (page 3: 170 s against 99 s), so the run gains no more than its spread."""
 
 ONCE_ELSEWHERE = ["book/lessons.ipynb::lessons.ipynb"]
 """Pages whose whole run is already a test of ``tests/``, so nbmake does not run them a
