@@ -113,11 +113,9 @@ page goes to whichever worker is free, and a module's fixtures (the browser test
 build) are built once; in the order given, the pages (a file of one item each, which
 xdist's reorder by size would send last) go first, and the last to end are small files.
 
-One worker more than the cores was tried (2026-11-29, 2 cores, each a fresh clone's
-``.ci/run`` that day): the test command took 624 s against 650 s, the run after an edit to
-page 3 206 s against 207 s, a run with nothing changed 28 s against 16 s. Three workers
-keep the cores busier (idle 10 % of a run, not 24 %), but every page then shares them
-three ways (page 3: 170 s against 99 s), so the run gains no more than its spread."""
+Three workers on 2 cores (fresh clones, 2026-11-29) idled the cores 10 % of a run, not 24 %,
+but took 624 s against 650, 206 s against 207 after a page edit, 28 s against 16 unchanged:
+no more than the spread."""
 
 ONCE_ELSEWHERE = ["book/lessons.ipynb::lessons.ipynb"]
 """Pages whose whole run is already a test of ``tests/``, so nbmake does not run them a
