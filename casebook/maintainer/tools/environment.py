@@ -103,9 +103,12 @@ def setup(gpu: bool = False) -> Path:
         sh([sys.executable, "-m", "venv", VENV])
     lock = GPU_REQUIREMENTS if gpu else REQUIREMENTS
     uv = py.parent / "uv"
-    if not uv.exists():  # once: the lock's uv, by pip, hash-checked
+    if not uv.exists() or not any(VENV.glob("lib/python*/site-packages/setuptools")):
+        # once, by pip, hash-checked: the lock's uv, and its setuptools, which builds
+        # casebook's editable install below (without build isolation; Python 3.12's venv
+        # has none)
         pin = VENV / "uv-requirement.txt"
-        pin.write_text(pinned_block(lock, "uv"))
+        pin.write_text(pinned_block(lock, "uv") + pinned_block(lock, "setuptools"))
         sh([py, "-m", "pip", "install", "-q", "--require-hashes", "--no-deps", "-r", pin])
     editable = VENV / "casebook-editable.txt"
     editable.write_text(f"-e {ROOT}\n")
