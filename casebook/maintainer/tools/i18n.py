@@ -69,7 +69,8 @@ def catalog(page: str, language: str, locale: Path | None = None) -> Path:
 def build(builder: str, out: Path, language: str = "en", execute: bool = True) -> int:
     """Run Sphinx over the book with ``builder`` into ``out``, in ``language``, as
     ``jupyter-book build`` would (warnings as errors, nitpicky), with the English build's
-    execution cache; ``execute=False`` runs no page (outputs are not translated)."""
+    execution cache; ``execute=False`` runs no page (outputs are not translated) and
+    writes no handouts."""
     from jupyter_book.sphinx import build_sphinx
 
     build_dir = ROOT / "_build"  # not the site's folder: nothing there is published
@@ -82,8 +83,9 @@ def build(builder: str, out: Path, language: str = "en", execute: bool = True) -
     }
     if not execute or language != "en":  # a shared link's card image: no CJK font to draw it
         overrides["ogp_social_cards"] = {"enable": False}
-    if not execute:
+    if not execute:  # the tests' site: no page run, no handouts cut
         overrides["nb_execution_mode"] = "off"
+        overrides["casebook_handouts"] = False
     result = build_sphinx(
         ROOT,
         out,
