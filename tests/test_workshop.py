@@ -124,7 +124,7 @@ def test_a_render_is_kept_for_the_next_process_and_an_edit_renders_anew(monkeypa
     first = _plain.render_book()
     _plain._kept.cache_clear()
 
-    def no_sphinx(inputs, language="en"):
+    def no_sphinx(*args):
         raise AssertionError("rendered again")
 
     monkeypatch.setattr(_plain, "_render", no_sphinx)
@@ -133,6 +133,21 @@ def test_a_render_is_kept_for_the_next_process_and_an_edit_renders_anew(monkeypa
     edited = page.read_text().replace("optax", "optaks", 1)
     with pytest.raises(AssertionError, match="rendered again"):
         _plain.render_book(texts={page: edited})
+
+
+def test_a_title_changed_on_one_page_is_rewritten_where_another_page_shows_it():
+    """A render writes again only the pages that changed, and every page when one changed
+    what another shows: the primer links page 1 by its title."""
+    page = ROOT / f"{PAGE}.ipynb"
+    title = "`MultiSteps` fails under `jit`"  # the link's text: MultiSteps fails under jit
+    assert "MultiSteps fails under jit]" in _markdown_of(_plain.render_book()["book/how-to-read"])
+    edited = page.read_text().replace(title, title + " (renamed)", 1)
+    shown = _markdown_of(_plain.render_book(texts={page: edited})["book/how-to-read"])
+    assert "MultiSteps fails under jit (renamed)]" in shown
+
+
+def _markdown_of(plain: _plain.PlainPage) -> str:
+    return "\n".join(markdown for _, markdown in plain if markdown)
 
 
 def test_the_cache_keeps_the_most_recently_used_renders(tmp_path):

@@ -17,11 +17,17 @@ falls short in six places, each closed here by a subclass, not a copy:
 * ``{glue:text}`` has nothing to paste, as the pages are read without outputs: it is
   written as a pointer to the cell that prints the number.
 
+The builder writes again only the pages whose source is newer than their output; when a
+page changed what another shows of it (its title, a number, a label), :func:`setup`'s
+handlers have every page written again, so that a render in a kept folder
+(:func:`._plain._render`) is the render from scratch.
+
 Registered by :func:`setup` as the builder ``casebook-plain`` (:mod:`._plain` runs it).
 """
 
 from __future__ import annotations
 
+import pprint
 from typing import Any
 
 from docutils import nodes
@@ -154,8 +160,34 @@ class PlainBuilder(JupyterBuilder):
         process (``exit``), which a caller in the same process cannot have."""
 
 
+def _shown_elsewhere(env: Any) -> str:
+    """What a page's Markdown may show of another page: its title, its section and figure
+    (exercise) numbers, its labels with their titles, its glossary terms."""
+    titles = {doc: title.astext() for doc, title in env.titles.items()}
+    shown = [titles, env.toc_secnumbers, env.toc_fignumbers, env.domaindata["std"]]
+    return pprint.pformat(shown)  # dicts and sets in sorted order
+
+
+def _before_reading(app: Any, env: Any, *changes: set[str]) -> list[str]:
+    """Before a removed page is purged and the changed ones are read again: what they show."""
+    env.casebook_shown = _shown_elsewhere(env)
+    return []
+
+
+def _every_page_if_shown_changed(app: Any, env: Any) -> list[str]:
+    """After the pages that changed are read again and numbered: every page is written
+    again when what one page shows of another changed (the builder writes only the pages
+    whose source is newer than their output)."""
+    if getattr(env, "casebook_shown", None) == _shown_elsewhere(env):
+        return []
+    return sorted(env.found_docs)
+
+
 def setup(app: Any) -> dict[str, Any]:
     app.setup_extension("sphinx_tojupyter")
     app.add_builder(PlainBuilder)
     app.add_domain(_GlueDomain, override=True)
+    app.connect("env-get-outdated", _before_reading)
+    # after Sphinx's own handler has numbered the sections and figures (priority 500)
+    app.connect("env-get-updated", _every_page_if_shown_changed, priority=900)
     return {"parallel_read_safe": True, "parallel_write_safe": True}
