@@ -261,16 +261,18 @@ def _evict(folder: Path) -> None:
         old.unlink(missing_ok=True)
 
 
-WORK_FOLDERS = 4
-"""Kept work folders of :func:`_render`: one per test worker (two on two cores) for each
-of the two settings last used."""
+WORK_FOLDERS = 8
+"""Kept work folders of :func:`_render` (14 MB each). A test run uses five: one per test
+worker (two on two cores) for the book as it is, one for each of the two cases the tests
+scaffold, and the translation's. With fewer, a scaffold's folder evicted the book's, whose
+next render started afresh."""
 
 
 @contextlib.contextmanager
 def _work_folder(folder: Path, name: str) -> Iterator[Path]:
     """``folder/name-SLOT``, held by this process alone: the first slot no other process
-    holds, or slot 0, waited for, when every slot of :data:`WORK_FOLDERS` is held. Then the
-    least recently used folders past :data:`WORK_FOLDERS` that no process holds go."""
+    holds, or slot 0, waited for, when :data:`WORK_FOLDERS` slots are held. Then the least
+    recently used folders past :data:`WORK_FOLDERS` that no process holds go."""
     import fcntl
 
     folder.mkdir(parents=True, exist_ok=True)
