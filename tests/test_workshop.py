@@ -159,6 +159,28 @@ def test_the_cache_keeps_the_most_recently_used_renders(tmp_path):
     assert kept == list(range(3, _plain.KEPT + 3))
 
 
+def test_a_work_folder_held_elsewhere_is_not_shared_and_the_oldest_free_ones_go(tmp_path):
+    """A second process renders in the next slot, not in the folder the first holds; past
+    :data:`_plain.WORK_FOLDERS`, the least recently used folders go, unless held."""
+    import fcntl
+
+    for i in range(_plain.WORK_FOLDERS + 2):
+        (tmp_path / f"work-old{i}-0").mkdir()
+        os.utime(tmp_path / f"work-old{i}-0", (1000 + i, 1000 + i))
+    with open(tmp_path / "work-old0-0.lock", "a") as held_elsewhere:
+        fcntl.flock(held_elsewhere, fcntl.LOCK_EX)
+        (tmp_path / "work-s-0.lock").touch()
+        with open(tmp_path / "work-s-0.lock") as first:
+            fcntl.flock(first, fcntl.LOCK_EX)  # a separate open file: another holder
+            with _plain._work_folder(tmp_path, "work-s") as work:
+                work.mkdir()
+    assert work.name == "work-s-1"
+    left = {p.name for p in tmp_path.glob("work-*/")}
+    assert left == {"work-s-1", "work-old0-0"} | {
+        f"work-old{i}-0" for i in range(3, _plain.WORK_FOLDERS + 2)
+    }
+
+
 def test_a_code_cell_the_tool_changed_is_refused_not_merged():
     """The tool's notebook is cut into one piece per page cell; a code cell must come back
     word for word, or the merge would give a cell the wrong tags."""
