@@ -19,6 +19,7 @@ import os
 import shutil
 import subprocess
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 
 from casebook import lock, storage
@@ -92,18 +93,29 @@ def simulate(page_paths: list[str]) -> int:
 
 
 def _run_pages(page_paths: list[str], py: Path, run_dir: Path, env: dict[str, str]) -> int:
-    """Run each page in the simulated runtime ``env``; the number that failed."""
-    failed = 0
-    for page in page_paths:
+    """Run each page in the simulated runtime ``env``: the first alone (its set-up cell
+    installs ``casebook``, which the others' then find), the rest two at a time (each in
+    its own kernel, as two notebooks open in one Jupyter); the number that failed."""
+    from concurrent.futures import ThreadPoolExecutor
+
+    def run(page: str) -> tuple[dict, str, float]:
         copy = run_dir / Path(page).name
         shutil.copy(ROOT / page, copy)
         out = run_dir / f"executed-{copy.name}"
-        summary, tail, seconds = executor.in_subprocess(copy, out, python=py, env=env)
-        ok = summary["passed"]
-        failed += not ok
-        print(f"colab-sim: {'PASS' if ok else 'FAIL'} {page} ({seconds:.0f} s)", flush=True)
-        if not ok:
-            print(tail, flush=True)
+        return executor.in_subprocess(copy, out, python=py, env=env)
+
+    def in_order(pool: ThreadPoolExecutor) -> Iterator[tuple[dict, str, float]]:
+        yield from map(run, page_paths[:1])
+        yield from pool.map(run, page_paths[1:])  # submitted once the first is done
+
+    failed = 0
+    with ThreadPoolExecutor(max_workers=2) as pool:
+        for page, (summary, tail, seconds) in zip(page_paths, in_order(pool)):
+            ok = summary["passed"]
+            failed += not ok
+            print(f"colab-sim: {'PASS' if ok else 'FAIL'} {page} ({seconds:.0f} s)", flush=True)
+            if not ok:
+                print(tail, flush=True)
     installed = subprocess.run(
         [py, "-m", "pip", "list", "--format=json"], capture_output=True, text=True, check=True
     ).stdout
