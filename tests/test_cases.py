@@ -189,6 +189,12 @@ def _edit(path: Path, old: str, new: str) -> None:
 # ------------------------------------------------------------------ the path of a new case
 
 
+NEW_CASE = ["optax-9999", "--issue", "https://github.com/google-deepmind/optax/issues/9999"]
+NEW_CASE += ["--title", 'A "new" bug', "--opened", "2026-01-02"]
+"""The case the tests below scaffold, one for both: with one table of contents and one
+bibliography, the second's plain render writes only the pages that differ, not the book."""
+
+
 def test_a_new_case_walks_the_documented_path(tmp_path):
     """CONTRIBUTING.md's path: ``new``; fill the folder's data and programs; the story; a bib
     entry; ``sync``. Only the case's folder, its notebook, ``_toc.yml`` and the bib are
@@ -197,8 +203,7 @@ def test_a_new_case_walks_the_documented_path(tmp_path):
     root = _copy(tmp_path)
     before = _files(root)
     nn = f"{max(c.number for c in cases.load(root / 'casebook' / 'cases')) + 1:02d}"
-    args = ["optax-9999", "--issue", "https://github.com/google-deepmind/optax/issues/9999"]
-    args += ["--title", 'A "new" bug', "--opened", "2026-01-02", "--root", str(root)]
+    args = [*NEW_CASE, "--root", str(root)]
     assert scaffold.main([*args, "--no-sync"]) == 0
     assert scaffold.main([*args, "--no-sync"]) == 2  # the folder exists already
     taken = ["optax-9998", *args[1:], "--number", "1", "--no-sync"]
@@ -278,10 +283,8 @@ def test_a_case_of_a_kind_no_case_has_yet_needs_no_code(tmp_path):
     and synced: its card takes the kind's heading and its check asserts what ``wrong.py``
     prints; a kind the file does not hold fails the registry, naming the kinds it has."""
     root = _copy(tmp_path)
-    args = ["optax-9997", "--issue", "https://github.com/google-deepmind/optax/issues/9997"]
-    args += ["--title", "A wrong sum", "--opened", "2026-01-03", "--root", str(root)]
-    assert scaffold.main([*args, "--no-sync"]) == 0
-    folder = root / "casebook" / "cases" / "optax_9997"
+    assert scaffold.main([*NEW_CASE, "--root", str(root), "--no-sync"]) == 0
+    folder = root / "casebook" / "cases" / "optax_9999"
     (folder / "scripts" / "wrong.py").write_text("print('sum: 5.0')\n")
     facts = folder / "case.toml"
     text = re.sub(r"(?ms)^\[\[message\]\].*?(?=^# What marks)", "", facts.read_text())
@@ -291,7 +294,7 @@ def test_a_case_of_a_kind_no_case_has_yet_needs_no_code(tmp_path):
     )
     sync.sync(root)
     case = cases.load(root / "casebook" / "cases")[-1]
-    assert (case.key, case.raises) == ("optax-9997", False)
+    assert (case.key, case.raises) == ("optax-9999", False)
     heading = cases.symptoms()["wrong-number"]["heading"]
     cells = json.loads((root / case.notebook).read_text())["cells"]
     assert f"{{admonition}} {heading}\n" in "".join(cells[0]["source"])
