@@ -172,13 +172,30 @@ def test_a_work_folder_held_elsewhere_is_not_shared_and_the_oldest_free_ones_go(
         (tmp_path / "work-s-0.lock").touch()
         with open(tmp_path / "work-s-0.lock") as first:
             fcntl.flock(first, fcntl.LOCK_EX)  # a separate open file: another holder
-            with _plain._work_folder(tmp_path, "work-s") as work:
+            with _plain._work_folder(tmp_path, "work-s", {}) as work:
                 work.mkdir()
     assert work.name == "work-s-1"
     left = {p.name for p in tmp_path.glob("work-*/")}
     assert left == {"work-s-1", "work-old0-0"} | {
         f"work-old{i}-0" for i in range(3, _plain.WORK_FOLDERS + 2)
     }
+
+
+def test_the_free_work_folder_nearest_the_inputs_is_taken(tmp_path):
+    """Of the free slots, the one a render would write least in: not the one an edit of
+    a title left (undoing it would write every page again), nor one never finished."""
+    for slot, text in ((0, "renamed"), (1, "as the book has it"), (2, "as the book has it")):
+        src = tmp_path / f"work-s-{slot}" / "src"
+        src.mkdir(parents=True)
+        (src / "page.ipynb").write_text(text)
+        (src / "primer.md").write_text("links the page")
+    for slot in (0, 1):
+        (tmp_path / f"work-s-{slot}" / "done").touch()  # slot 2's render never finished
+    wanted = {"page.ipynb": "as the book has it", "primer.md": "links the page"}
+    with _plain._work_folder(tmp_path, "work-s", wanted) as work:
+        assert work.name == "work-s-1"
+    with _plain._work_folder(tmp_path, "work-s", {**wanted, "new.md": ""}) as work:
+        assert work.name == "work-s-1"  # one to write, against two in slot 0
 
 
 def test_a_code_cell_the_tool_changed_is_refused_not_merged():

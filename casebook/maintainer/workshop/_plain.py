@@ -268,15 +268,33 @@ scaffold, and the translation's. With fewer, a scaffold's folder evicted the boo
 next render started afresh."""
 
 
+def _writes(work: Path, wanted: Mapping[str, str]) -> float:
+    """How many sources a render in ``work`` would write or remove (infinite for a folder
+    no render finished in)."""
+    src = work / "src"
+    try:
+        if not (work / "done").exists():
+            return float("inf")
+        have = {p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()}
+        changed = [rel for rel in have & wanted.keys() if (src / rel).read_text() != wanted[rel]]
+    except OSError:  # written or removed meanwhile by the process that holds it
+        return float("inf")
+    return len(have ^ wanted.keys()) + len(changed)
+
+
 @contextlib.contextmanager
-def _work_folder(folder: Path, name: str) -> Iterator[Path]:
-    """``folder/name-SLOT``, held by this process alone: the first slot no other process
-    holds, or slot 0, waited for, when :data:`WORK_FOLDERS` slots are held. Then the least
-    recently used folders past :data:`WORK_FOLDERS` that no process holds go."""
+def _work_folder(folder: Path, name: str, wanted: Mapping[str, str]) -> Iterator[Path]:
+    """``folder/name-SLOT``, held by this process alone: of the slots no other process
+    holds, the one whose sources are nearest ``wanted`` (``{path: text}``), so that an edit
+    that had every page written again (a title) is not undone, at the same cost, by the
+    next render; or the nearest, waited for, when :data:`WORK_FOLDERS` slots are held.
+    Then the least recently used folders past :data:`WORK_FOLDERS` that no process holds
+    go."""
     import fcntl
 
     folder.mkdir(parents=True, exist_ok=True)
-    for slot, wait in [*((slot, False) for slot in range(WORK_FOLDERS)), (0, True)]:
+    slots = sorted(range(WORK_FOLDERS), key=lambda s: _writes(folder / f"{name}-{s}", wanted))
+    for slot, wait in [*((slot, False) for slot in slots), (slots[0], True)]:
         lock = open(folder / f"{name}-{slot}.lock", "a")
         try:
             fcntl.flock(lock, fcntl.LOCK_EX | (0 if wait else fcntl.LOCK_NB))
@@ -305,13 +323,14 @@ def _render(
     from casebook.releases._envs import cache_dir
 
     digest = hashlib.sha256(setting.encode()).hexdigest()[:16]
-    with _work_folder(cache_dir() / "plain", f"work-{digest}") as work:
+    texts = {rel: _for_the_tool(t) if rel.endswith(".ipynb") else t for rel, t in inputs}
+    with _work_folder(cache_dir() / "plain", f"work-{digest}", texts) as work:
         src, out, done = work / "src", work / "out", work / "done"
         fresh = not done.exists()
         if fresh:
             shutil.rmtree(work, ignore_errors=True)
         done.unlink(missing_ok=True)  # until this render succeeds
-        wanted = {src / rel: _for_the_tool(t) if rel.endswith(".ipynb") else t for rel, t in inputs}
+        wanted = {src / rel: text for rel, text in texts.items()}
         for path in [p for p in src.rglob("*") if p.is_file() and p not in wanted]:
             path.unlink()
         for path, text in wanted.items():
