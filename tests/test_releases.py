@@ -695,6 +695,16 @@ def light_servers(own_servers, monkeypatch):
     monkeypatch.setattr(pool, "preloads", lambda package: (package,))
 
 
+def test_a_server_preloads_equinox_and_diffrax_only_where_its_process_imported_them(monkeypatch):
+    """A page that never imports diffrax does not pay for it at each server start."""
+    monkeypatch.delitem(sys.modules, "diffrax", raising=False)
+    monkeypatch.setitem(sys.modules, "equinox", types.ModuleType("equinox"))
+    assert pool.preloads("optax") == ("jax", "optax", "equinox")
+    monkeypatch.setitem(sys.modules, "diffrax", types.ModuleType("diffrax"))
+    assert pool.preloads(None) == ("jax", "optax", "equinox", "diffrax")
+    assert pool.preloads("diffrax") == ("jax", "diffrax", "equinox")
+
+
 SERVER_PID = (
     "import os\n"  # the run's parent is a monitor forked from the server
     "monitor = os.getppid()\n"

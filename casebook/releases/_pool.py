@@ -321,17 +321,22 @@ def child_env(place: Place, *, cpu: bool, env: Mapping[str, str] | None = None) 
 
 
 SHARED_PRELOADS = ("equinox", "diffrax")
-"""What every warm server imports after the release, where its environment has them:
-the pages' runs import them on most targets, and a server that had to be restarted to
-add one costs more (about 2 s on two cores) than importing both up front (about 0.5 s)."""
+"""What a warm server imports after the release, where its environment has them and this
+process imported them first: a page that uses diffrax runs programs that import it on most
+targets, while a page that never does would pay for it at each server start (diffrax is
+0.45 s of a 1.5 s start on two cores; a page starts about nine). A run imports what its
+server lacks itself; a process that imports one later replaces each server it then asks
+for, once (:func:`server_for`)."""
 
 
 def preloads(package: str | None) -> tuple[str, ...]:
     """What a warm server imports before it forks: jax, the release's package (for the
-    current stack and eras: optax, which most runs import), then :data:`SHARED_PRELOADS`
-    (a server skips any its environment cannot import)."""
+    current stack and eras: optax, which most runs import), then those of
+    :data:`SHARED_PRELOADS` this process imported (a server skips any its environment
+    cannot import)."""
     first = package if package not in (None, "jax") else "optax"
-    return tuple(dict.fromkeys(("jax", first, *SHARED_PRELOADS)))
+    shared = (name for name in SHARED_PRELOADS if name in sys.modules)
+    return tuple(dict.fromkeys(("jax", first, *shared)))
 
 
 ATTEMPTS = 3
