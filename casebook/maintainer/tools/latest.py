@@ -6,7 +6,7 @@ executed page there, and prints what differs from the pinned run:
 
 * a package whose newest release is not the locked one;
 * a board row whose status is not the one recorded with its trigger (the pinned status,
-  which ``tests/test_board.py`` holds the lock to);
+  which the status page, ``book/status.ipynb``, holds the lock to);
 * a page that fails (every page passes on the lock: that is the test command).
 
 Exit status 0 when nothing differs, 1 when something does (the weekly workflow then
