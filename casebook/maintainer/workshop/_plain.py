@@ -268,18 +268,26 @@ scaffold, and the translation's. With fewer, a scaffold's folder evicted the boo
 next render started afresh."""
 
 
+def _diff(src: Path, wanted: Mapping[str, str]) -> tuple[list[str], list[str]]:
+    """The sources under ``src`` that ``wanted`` (``{path: text}``) lacks, and those of
+    ``wanted`` that ``src`` lacks or holds with another text."""
+    have = {p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()}
+    stale = [
+        rel for rel, text in wanted.items() if rel not in have or (src / rel).read_text() != text
+    ]
+    return sorted(have - wanted.keys()), stale
+
+
 def _writes(work: Path, wanted: Mapping[str, str]) -> float:
     """How many sources a render in ``work`` would write or remove (infinite for a folder
     no render finished in)."""
-    src = work / "src"
+    if not (work / "done").exists():
+        return float("inf")
     try:
-        if not (work / "done").exists():
-            return float("inf")
-        have = {p.relative_to(src).as_posix() for p in src.rglob("*") if p.is_file()}
-        changed = [rel for rel in have & wanted.keys() if (src / rel).read_text() != wanted[rel]]
+        extra, stale = _diff(work / "src", wanted)
     except OSError:  # written or removed meanwhile by the process that holds it
         return float("inf")
-    return len(have ^ wanted.keys()) + len(changed)
+    return len(extra) + len(stale)
 
 
 @contextlib.contextmanager
@@ -330,13 +338,12 @@ def _render(
         if fresh:
             shutil.rmtree(work, ignore_errors=True)
         done.unlink(missing_ok=True)  # until this render succeeds
-        wanted = {src / rel: text for rel, text in texts.items()}
-        for path in [p for p in src.rglob("*") if p.is_file() and p not in wanted]:
-            path.unlink()
-        for path, text in wanted.items():
-            if not path.exists() or path.read_text() != text:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                path.write_text(text)
+        extra, stale = _diff(src, texts)
+        for rel in extra:
+            (src / rel).unlink()
+        for rel in stale:
+            (src / rel).parent.mkdir(parents=True, exist_ok=True)
+            (src / rel).write_text(texts[rel])
         _sphinx(src, out, language, fresh)
         pages = {}
         for rel, text in inputs:
