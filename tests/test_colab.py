@@ -60,3 +60,37 @@ def test_downloads_on_demand_where_casebook_was_pip_installed_not_in_a_clone(mon
     monkeypatch.setattr(importlib.util, "find_spec", lambda name: installed)
     exec(colab.setup_cell_source(), {})
     assert os.environ["CASEBOOK_ON_DEMAND"] == "1"
+
+
+def test_the_simulation_runs_the_first_page_alone_then_two_at_a_time(tmp_path, monkeypatch, capsys):
+    """The first page's set-up cell installs casebook for the others, so it runs alone; the
+    rest run two at a time, and their lines come in page order with the failures counted."""
+    import threading
+    import time
+
+    from casebook.maintainer.tools import colabsim
+
+    running, seen, lock = set(), [], threading.Lock()
+
+    def page_run(copy, out, python, env):
+        with lock:
+            running.add(copy.name)
+            seen.append(set(running))
+        time.sleep(0.2)
+        with lock:
+            running.discard(copy.name)
+        return {"passed": copy.name != "lessons.ipynb"}, "its tail", 0.2
+
+    class Pip:
+        stdout = "[]"
+
+    monkeypatch.setattr(colabsim.executor, "in_subprocess", page_run)
+    monkeypatch.setattr(colabsim.subprocess, "run", lambda *a, **k: Pip())
+    pages = list(colabsim.DEFAULT_PAGES)
+    assert colabsim._run_pages(pages, tmp_path / "py", tmp_path, {}) == 1
+    first = "01-optax-828-zero-nans-multisteps.ipynb"
+    assert seen[0] == {first} and all(s == {first} for s in seen if first in s)
+    assert max(map(len, seen)) == 2
+    lines = [line for line in capsys.readouterr().out.splitlines() if " (0 s)" in line]
+    assert [line.split()[2] for line in lines] == pages
+    assert lines[-1].startswith("colab-sim: FAIL book/lessons.ipynb")
